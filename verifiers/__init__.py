@@ -1,0 +1,21 @@
+"""rewardsmith.verifiers: the contracts, the registry and every verifier.
+
+Importing this package stays light (no torch, transformers, docker or fastapi):
+trainer workers and the reward server import it on every start.
+"""
+
+from rewardsmith.verifiers.core import STATUSES, Sample, Status, Verdict, Verifier, as_samples
+from rewardsmith.verifiers.registry import SpecError, available, build, register
+
+__all__ = [
+    "STATUSES",
+    "Sample",
+    "SpecError",
+    "Status",
+    "Verdict",
+    "Verifier",
+    "as_samples",
+    "available",
+    "build",
+    "register",
+]

@@ -1,0 +1,130 @@
+"""The ``math`` verifier: is the completion's final answer equal to the gold answer?
+
+Fields read: ``answer`` (configurable with ``answer_field``): the gold answer as a
+bare string (``1/3``, ``\\frac13``, ``x=2``, ``$\\pi/2$``, ``#### 18``, ``(B)``).
+
+The batch path runs on a pool of worker processes with a hard time limit per
+sample (a pathological answer gets ``status=timeout`` and the pool keeps going),
+groups samples by gold answer so each worker parses a gold once, and skips
+duplicate (gold, completion) pairs, which GRPO groups are full of.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input
+from rewardsmith.verifiers.math_extract import extract_answer, extract_gold
+from rewardsmith.verifiers.math_leniency import Leniency
+from rewardsmith.verifiers.registry import register
+
+_SHOWN = 200  # characters of an answer kept in details
+
+
+@dataclass(frozen=True)
+class GradeTask:
+    """Grade one (gold, completion) pair; picklable so it runs in pool workers."""
+
+    leniency: Leniency
+    last_number: bool
+
+    def __call__(self, item: tuple[str, str]) -> Verdict:
+        from rewardsmith.verifiers.math_grade import equivalent
+        from rewardsmith.verifiers.math_parse import parse_answer
+
+        start = time.perf_counter()
+        gold_text, completion = item
+        gold = parse_answer(extract_gold(gold_text), self.leniency)
+        found = extract_answer(completion, last_number=self.last_number)
+        details: dict[str, Any] = {"gold": gold.text[:_SHOWN], "gold_parsed": gold.ok}
+        if found is None:
+            verdict = Verdict(0.0, False, "no_answer", "no final answer found", details)
+        else:
+            pred = parse_answer(found.text, self.leniency)
+            details.update(extracted=found.text[:_SHOWN], method=found.method, parsed=pred.ok)
+            same = equivalent(gold, pred, self.leniency)
+            if same:
+                verdict = Verdict(1.0, True, "ok", "", details)
+            elif not pred.ok:
+                verdict = Verdict(0.0, False, "no_answer", f"could not parse answer {found.text[:80]!r}", details)
+            elif not gold.ok:
+                verdict = invalid_input(f"could not parse gold answer {gold.text[:80]!r}", **details)
+            else:
+                verdict = Verdict(0.0, False, "ok", f"answer {found.text[:80]!r} != gold {gold.text[:80]!r}", details)
+        verdict.elapsed_s = time.perf_counter() - start
+        return verdict
+
+
+@register("math")
+class MathVerifier(Verifier):
+    """Math answer equivalence built on math-verify and sympy.
+
+    ``workers``: pool size (default: all cores); ``0`` grades in the calling process,
+    which is cheaper for a handful of samples but has no hard time limit.
+    ``timeout_s``: wall-clock limit per sample.
+    ``last_number``: fall back to the last number in the text when no other answer form is found.
+    ``leniency``: see :class:`~rewardsmith.verifiers.math_leniency.Leniency`.
+    """
+
+    name = "math"
+
+    def __init__(
+        self,
+        answer_field: str = "answer",
+        leniency: Leniency | Mapping[str, Any] | None = None,
+        last_number: bool = True,
+        timeout_s: float = 5.0,
+        workers: int | None = None,
+    ) -> None:
+        self.answer_field = answer_field
+        self.leniency = Leniency.from_spec(leniency)
+        self.last_number = last_number
+        self.timeout_s = float(timeout_s)
+        self.workers = workers
+        self.task = GradeTask(self.leniency, last_number)
+
+    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
+        out: list[Verdict | None] = [None] * len(samples)
+        unique: dict[tuple[str, str], list[int]] = {}
+        for i, sample in enumerate(samples):
+            gold = sample.get(self.answer_field)
+            if gold is None or str(gold).strip() == "":
+                out[i] = invalid_input(f"sample has no {self.answer_field!r} field to compare against")
+            else:
+                unique.setdefault((str(gold), sample.completion_text), []).append(i)
+        # Sorted by gold: pool chunks are contiguous, so a chunk shares its gold parses.
+        items = sorted(unique, key=lambda item: item[0])
+        for item, verdict in zip(items, self._grade(items), strict=True):
+            for n, i in enumerate(unique[item]):
+                out[i] = verdict if n == 0 else Verdict(**{**verdict.__dict__, "details": dict(verdict.details)})
+        return [v for v in out if v is not None]
+
+    def _grade(self, items: list[tuple[str, str]]) -> list[Verdict]:
+        if not items:
+            return []
+        if self.workers == 0:
+            return [self._grade_here(item) for item in items]
+        from rewardsmith.verifiers.pool import shared_pool
+
+        outcomes = shared_pool(self.workers).map(self.task, items, self.timeout_s)
+        verdicts = []
+        for outcome in outcomes:
+            if outcome.kind == "ok":
+                verdicts.append(outcome.value)
+            elif outcome.kind == "timeout":
+                verdicts.append(
+                    Verdict(0.0, None, "timeout", f"grading took longer than {self.timeout_s:g}s",
+                            elapsed_s=self.timeout_s)
+                )
+            else:
+                verdicts.append(error(f"math grading failed: {outcome.value}"))
+        return verdicts
+
+    def _grade_here(self, item: tuple[str, str]) -> Verdict:
+        try:
+            return self.task(item)
+        except Exception as exc:  # same contract as the pool: a bug is an error verdict
+            return error(f"math grading failed: {type(exc).__name__}: {exc}")
