@@ -35,6 +35,8 @@ class GradeTask:
         from rewardsmith.verifiers.math_grade import equivalent
         from rewardsmith.verifiers.math_parse import parse_answer
 
+        _quiet_math_verify()
+
         start = time.perf_counter()
         gold_text, completion = item
         gold = parse_answer(extract_gold(gold_text), self.leniency)
@@ -56,6 +58,16 @@ class GradeTask:
                 verdict = Verdict(0.0, False, "ok", f"answer {found.text[:80]!r} != gold {gold.text[:80]!r}", details)
         verdict.elapsed_s = time.perf_counter() - start
         return verdict
+
+
+def _quiet_math_verify() -> None:
+    # We call math-verify without its signal.alarm timeouts on purpose (the worker pool
+    # enforces a hard limit instead); its warning about that would repeat per worker.
+    import math_verify.grader
+    import math_verify.parser
+
+    math_verify.grader.TIMEOUT_WARNING_SHOWN = True
+    math_verify.parser.TIMEOUT_WARNING_SHOWN = True
 
 
 @register("math")

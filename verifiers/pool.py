@@ -274,12 +274,19 @@ def _kill(worker: _Worker) -> None:
 
 _shared: dict[int, WorkerPool] = {}
 _shared_lock = threading.Lock()
+_default_workers: int | None = None
+
+
+def set_default_workers(workers: int | None) -> None:
+    """Pool size for verifiers that do not set their own (``rewardsmith score --workers``)."""
+    global _default_workers
+    _default_workers = workers
 
 
 def shared_pool(workers: int | None = None) -> WorkerPool:
     """The process-wide pool of a given size: verifiers share workers instead of each
     starting their own, and the workers' caches stay warm across batches."""
-    size = max(1, workers or os.cpu_count() or 1)
+    size = max(1, workers or _default_workers or os.cpu_count() or 1)
     with _shared_lock:
         pool = _shared.get(size)
         if pool is None or pool._closed:

@@ -1,0 +1,111 @@
+"""Write data/math_examples.jsonl: questions with several completions each.
+
+Every question gets completions of known kinds (``expect``): ``right`` in several
+dresses (boxed, reformatted, tagged, GSM8K style), ``wrong``, ``unparseable``, and
+one ``pathological`` answer that no grader can evaluate in time. The README's first
+command scores this file; tests check that each kind gets the verdict it should.
+
+Run ``python data/make_examples.py`` to regenerate (the output is deterministic).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# (data_source, prompt, gold answer, completions as (expect, text))
+QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
+    ("gsm8k", "Mia buys 3 packs of 6 pencils. How many pencils does she have?", "#### 18", [
+        ("right", "3 packs of 6 is 3 * 6 = 18 pencils.\n#### 18"),
+        ("right", "She has 3 x 6 = 18 pencils in total, so the answer is 18."),
+        ("right", "<think>3 times 6</think>\n<answer>18</answer>"),
+        ("wrong", "3 + 6 = 9, so she has 9 pencils.\n#### 9"),
+        ("unparseable", "Hard to say without knowing the pack sizes."),
+    ]),
+    ("gsm8k", "A shirt costs $20 and is 25% off. What is the sale price in dollars?", "15", [
+        ("right", "25% of 20 is 5, so the price is 20 - 5 = 15 dollars.\n#### 15"),
+        ("right", "The final answer is $15."),
+        ("wrong", "25% of 20 is 4, so it costs $16.\n#### 16"),
+    ]),
+    ("math", "Simplify $\\frac{6}{8}$.", "\\frac{3}{4}", [
+        ("right", "Divide top and bottom by 2: $\\boxed{\\frac{3}{4}}$."),
+        ("right", "6/8 = 0.75, so the answer is $\\boxed{0.75}$."),
+        ("right", "Answer: 3/4"),
+        ("wrong", "Dividing by 3 gives $\\boxed{\\frac{2}{3}}$."),
+        ("unparseable", "The answer is $\\boxed{\\weird{3}{4}}$."),
+    ]),
+    ("math", "Evaluate $\\sin(\\pi/4)$.", "$\\frac{\\sqrt{2}}{2}$", [
+        ("right", "$\\sin(\\pi/4) = \\boxed{\\frac{\\sqrt{2}}{2}}$"),
+        ("right", "It equals $\\frac{1}{\\sqrt{2}}$, i.e. $\\boxed{\\frac{1}{\\sqrt2}}$."),
+        ("right", "The answer is sqrt(2)/2."),
+        ("wrong", "It is $\\boxed{\\frac{\\sqrt{3}}{2}}$."),
+    ]),
+    ("math", "For which $k$ is $k + 5 < 0$?", "k < -5", [
+        ("right", "Subtract 5: $\\boxed{(-\\infty, -5)}$."),
+        ("right", "So $\\boxed{k < -5}$."),
+        ("wrong", "So $\\boxed{(-5, \\infty)}$."),
+    ]),
+    ("math", "Solve $2x - 4 = 0$.", "x=2", [
+        ("right", "$2x = 4$, so $\\boxed{x = 2}$."),
+        ("right", "The final answer is $2$."),
+        ("wrong", "$\\boxed{x=-2}$"),
+    ]),
+    ("math", "What percent of 80 is 20?", "25\\%", [
+        ("right", "20/80 = 1/4 = $\\boxed{25\\%}$"),
+        ("right", "That is a quarter: $\\boxed{0.25}$."),
+        ("wrong", "$\\boxed{40\\%}$"),
+    ]),
+    ("math", "Write $\\frac{8}{3}$ as a mixed number.", "2\\frac{2}{3}", [
+        ("right", "$\\boxed{2\\frac{2}{3}}$"),
+        ("right", "$\\boxed{\\frac{8}{3}}$"),
+        ("wrong", "$\\boxed{2\\frac{1}{3}}$"),
+    ]),
+    ("math", "Find all roots of $(x-1)(x-2)=0$.", "1, 2", [
+        ("right", "The roots are $\\boxed{2, 1}$."),
+        ("right", "$\\boxed{\\{1, 2\\}}$"),
+        ("wrong", "$\\boxed{1, 3}$"),
+    ]),
+    ("math", "Each interior angle of an equilateral triangle measures how many degrees?", "60^\\circ", [
+        ("right", "$180/3 = \\boxed{60^\\circ}$"),
+        ("right", "The answer is 60 degrees."),
+        ("wrong", "$\\boxed{90^\\circ}$"),
+    ]),
+    ("math", "Which is prime? (A) 21 (B) 23 (C) 25 (D) 27", "(B)", [
+        ("right", "23 has no divisors but 1 and itself. The answer is (B)."),
+        ("right", "$\\boxed{B}$"),
+        ("wrong", "The answer is (C)."),
+    ]),
+    ("math", "What is the last digit of $5^5$?", "5", [
+        ("right", "Every power of 5 ends in 5: $\\boxed{5}$."),
+        ("pathological", "Compute it exactly: $\\boxed{5^{5^{5^{5^5}}}}$"),
+    ]),
+]
+
+
+def rows() -> list[dict[str, str]]:
+    out = []
+    for q, (source, prompt, answer, completions) in enumerate(QUESTIONS):
+        for expect, completion in completions:
+            out.append({
+                "id": f"q{q:02d}-{len([r for r in out if r['id'].startswith(f'q{q:02d}')])}",
+                "data_source": source,
+                "prompt": prompt,
+                "completion": completion,
+                "answer": answer,
+                "expect": expect,
+            })
+    return out
+
+
+def main() -> None:
+    path = HERE / "math_examples.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for row in rows():
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"wrote {len(rows())} rows to {path}")
+
+
+if __name__ == "__main__":
+    main()
