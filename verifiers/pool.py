@@ -16,6 +16,7 @@ as soon as it is ready, so the deadline applies to one item, not to the chunk.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import os
 import pickle
@@ -79,7 +80,7 @@ def _worker_main() -> None:
         for index, item in enumerate(items):
             try:
                 message: tuple[str, int, Any] = ("ok", index, task(item))
-            except BaseException as exc:  # noqa: BLE001 - report, never die on one item
+            except BaseException as exc:
                 message = ("error", index, f"{type(exc).__name__}: {exc}")
             _send(proto_out, message)
 
@@ -197,10 +198,8 @@ class WorkerPool:
                   chunk: list[int], timeout_s: float) -> None:
         send_blob = None if key in worker.tasks_sent else blob
         assert worker.proc.stdin is not None
-        try:
+        with contextlib.suppress(OSError):  # a dead worker's EOF is noticed by the read side
             _send(worker.proc.stdin, (key, send_blob, [items[i] for i in chunk]))
-        except (BrokenPipeError, OSError):
-            pass  # the worker died; its EOF is noticed by the read side
         worker.tasks_sent.add(key)
         worker.chunk, worker.cursor = chunk, 0
         worker.deadline = time.monotonic() + timeout_s
@@ -266,10 +265,8 @@ def _kill(worker: _Worker) -> None:
     proc.wait()
     for stream in (proc.stdin, proc.stdout):
         if stream is not None:
-            try:
+            with contextlib.suppress(OSError):
                 stream.close()
-            except OSError:
-                pass
 
 
 _shared: dict[int, WorkerPool] = {}
