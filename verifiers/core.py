@@ -121,6 +121,24 @@ class Verdict:
         )
 
 
+def read_completion(sample: Sample) -> str | Verdict:
+    """The completion's text, or an ``invalid_input`` verdict saying why there is none.
+
+    An empty string is a real (empty) generation and is returned as is: scoring it as
+    invalid input would let a policy dodge length and format penalties by saying nothing.
+    """
+    completion = sample.completion
+    if completion is None:
+        return invalid_input("sample has no completion")
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Sequence) and all(isinstance(m, Mapping) for m in completion):
+        if not completion:
+            return invalid_input("completion is an empty list of chat messages")
+        return sample.completion_text
+    return invalid_input(f"completion must be a string or a list of chat messages, got {type(completion).__name__}")
+
+
 def invalid_input(message: str, **details: Any) -> Verdict:
     return Verdict(score=0.0, correct=None, status="invalid_input", feedback=message, details=details)
 
