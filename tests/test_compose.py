@@ -96,3 +96,13 @@ def test_empty_composites_fail_at_build_time():
         build({"type": "weighted", "parts": []})
     with pytest.raises(SpecError):
         build({"type": "route", "routes": {}})
+
+
+def test_correct_comes_from_all_parts_or_the_named_one():
+    parts = [{"type": "test_field_score", "field": "a", "name": "acc"},
+             {"type": "test_field_score", "field": "b", "name": "fmt"}]
+    row = sample(a=1.0, b=0.0)
+    assert build({"type": "weighted", "parts": parts}).verify(row).correct is False
+    assert build({"type": "weighted", "parts": parts, "correct_from": "acc"}).verify(row).correct is True
+    with pytest.raises(SpecError, match="names no part"):
+        build({"type": "min", "parts": parts, "correct_from": "nope"})

@@ -40,7 +40,7 @@ def _all_correct(verdicts: Sequence[Verdict]) -> bool | None:
     return all(known) if known else None
 
 
-def _merge(names: Sequence[str], verdicts: Sequence[Verdict], score: float) -> Verdict:
+def _merge(names: Sequence[str], verdicts: Sequence[Verdict], score: float, correct_from: str | None = None) -> Verdict:
     failing = [f"{n}: {v.feedback}" for n, v in zip(names, verdicts, strict=True) if v.feedback]
     components: dict[str, float | None] = {}
     for name, verdict in zip(names, verdicts, strict=True):
@@ -49,7 +49,7 @@ def _merge(names: Sequence[str], verdicts: Sequence[Verdict], score: float) -> V
             components.setdefault(f"{name}.{sub}", sub_score)
     return Verdict(
         score=score,
-        correct=_all_correct(verdicts),
+        correct=verdicts[list(names).index(correct_from)].correct if correct_from else _all_correct(verdicts),
         status=_worst_status(verdicts),  # type: ignore[arg-type]
         feedback="; ".join(failing),
         details={n: v.to_dict() for n, v in zip(names, verdicts, strict=True)},
@@ -59,7 +59,11 @@ def _merge(names: Sequence[str], verdicts: Sequence[Verdict], score: float) -> V
 
 
 class _Composite(Verifier):
-    def __init__(self, parts: Sequence[Any]) -> None:
+    """Parts scored side by side. ``correct`` is every part's ``correct`` combined with
+    ``all``, or, with ``correct_from: NAME``, that one part's (a correctness part plus
+    shaping parts such as format or length should report the correctness part's)."""
+
+    def __init__(self, parts: Sequence[Any], correct_from: str | None = None) -> None:
         if not parts:
             raise SpecError(f"{self.name!r} needs at least one part in 'parts'")
         taken: set[str] = set()
@@ -67,6 +71,9 @@ class _Composite(Verifier):
         for spec in parts:
             verifier = _build_part(spec)
             self.parts[_part_name(spec, verifier, taken)] = verifier
+        if correct_from is not None and correct_from not in self.parts:
+            raise SpecError(f"correct_from {correct_from!r} names no part; parts: {', '.join(self.parts)}")
+        self.correct_from = correct_from
 
     def components(self) -> dict[str, Verifier]:
         return dict(self.parts)
@@ -75,7 +82,7 @@ class _Composite(Verifier):
         per_part = [part.verify_batch(samples) for part in self.parts.values()]
         names = list(self.parts)
         return [
-            _merge(names, row, self._combine(names, row))
+            _merge(names, row, self._combine(names, row), self.correct_from)
             for row in zip(*per_part, strict=True)
         ]
 
@@ -89,8 +96,10 @@ class Weighted(_Composite):
 
     name = "weighted"
 
-    def __init__(self, parts: Sequence[Any], weights: Sequence[float] | None = None) -> None:
-        super().__init__(parts)
+    def __init__(
+        self, parts: Sequence[Any], weights: Sequence[float] | None = None, correct_from: str | None = None
+    ) -> None:
+        super().__init__(parts, correct_from)
         weights = [1.0] * len(self.parts) if weights is None else [float(w) for w in weights]
         if len(weights) != len(self.parts):
             raise SpecError(f"'weights' has {len(weights)} entries for {len(self.parts)} parts")
