@@ -6,7 +6,9 @@ solution, so a number cannot be picked out of some unrelated formula.
 
 Forms, strongest first: ``<answer>…</answer>``, the last ``\\boxed{}``/``\\fbox{}``,
 GSM8K's ``#### N``, "final answer is …"/"the answer is …"/"Answer: …" (the last one
-wins), and, when enabled, the last number in the text.
+wins; markdown emphasis such as ``**Final Answer:**`` allowed), and, when enabled, the
+last number in the text, provided it stands alone: the 5 of ``$r = \\sqrt{5}$`` is not an
+answer. A trailing "!" right after a digit stays: it is a factorial.
 """
 
 from __future__ import annotations
@@ -17,12 +19,19 @@ from dataclasses import dataclass
 ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 BOX_COMMAND = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
 GSM8K_MARK = re.compile(r"####\s*([^\n]+)")
+# Markdown emphasis may wrap the phrase: "**Final Answer:** 5", "**Answer**: 5".
 PHRASE = re.compile(
-    r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|\banswer\s*:|\bAnswer\s*:)\s*:?\s*",
+    r"(?:final\s+answer[*_\s]*(?:is|:)|the\s+answer\s+is|\banswer[*_\s]*:)[*_\s:]*",
     re.IGNORECASE,
 )
-NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?|-?\.\d+")
-MATH_DELIMITED = re.compile(r"^\s*(\$\$?|\\\(|\\\[)(.*?)(\$\$?|\\\)|\\\])", re.DOTALL)
+# Thousands groups only as groups of three ("1,000"), so "5, so" ends at the 5; a LaTeX
+# fraction is one number ("$-\\frac{24}{25}$." ends with -24/25, not with 25).
+NUMBER = re.compile(
+    r"-?\\[dt]?frac\s*\{\s*\d+\s*\}\s*\{\s*\d+\s*\}"
+    r"|-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?|-?\.\d+"
+)
+# An escaped dollar ("$\\$36$") is currency inside the math, not its closing delimiter.
+MATH_DELIMITED = re.compile(r"^\s*(\$\$?|\\\(|\\\[)(.*?)((?<!\\)\$\$?|\\\)|\\\])", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -35,17 +44,19 @@ def balanced_group(text: str, start: int) -> tuple[str, int] | None:
     """The brace group opening at ``text[start] == '{'``: its content and the index after it."""
     if start >= len(text) or text[start] != "{":
         return None
-    depth = 0
-    for i in range(start, len(text)):
+    depth, i = 0, start
+    while i < len(text):
         ch = text[i]
-        if ch == "\\":  # skip escaped braces like \{ and \}
+        if ch == "\\":  # an escape: \{ and \} are literal braces, \\ a line break before a real one
+            i += 2
             continue
-        if ch == "{" and (i == 0 or text[i - 1] != "\\"):
+        if ch == "{":
             depth += 1
-        elif ch == "}" and text[i - 1] != "\\":
+        elif ch == "}":
             depth -= 1
             if depth == 0:
                 return text[start + 1 : i], i + 1
+        i += 1
     return None
 
 
@@ -82,7 +93,21 @@ def _phrase_span(text: str, start: int) -> str:
     line = rest.split("\n", 1)[0]
     # End at a sentence end (". " or a final "."), not at a decimal point.
     line = re.split(r"\.(?=\s|$)", line, maxsplit=1)[0]
-    return line.strip().rstrip(".;,!")
+    return _trim(line)
+
+
+def _trim(span: str) -> str:
+    """Drop sentence punctuation and markdown emphasis around a span ("**5**.", "5;").
+
+    A "!" right after a digit, ")" or "}" stays: in a math answer it is a factorial (``1/2004!``).
+    """
+    previous = None
+    while span != previous:
+        previous = span
+        span = span.strip().strip("*").rstrip(".;,")
+        if span.endswith("!") and (len(span) < 2 or span[-2] not in "0123456789)}!"):
+            span = span[:-1]
+    return span
 
 
 def extract_answer(text: str, last_number: bool = True) -> Extraction | None:
@@ -91,25 +116,57 @@ def extract_answer(text: str, last_number: bool = True) -> Extraction | None:
     if tags:
         inner = tags[-1]
         nested = extract_answer(inner, last_number=False)
-        if nested is not None and nested.method in ("boxed", "phrase"):
+        if nested is not None and nested.method in ("boxed", "gsm8k", "phrase"):
             return Extraction(nested.text, "answer_tag")
-        return Extraction(strip_math_delimiters(inner), "answer_tag")
+        return Extraction(strip_math_delimiters(_trim(inner)), "answer_tag")
     boxed = last_boxed(text)
     if boxed is not None:
         return Extraction(boxed.strip(), "boxed")
     marks = GSM8K_MARK.findall(text)
     if marks:
-        return Extraction(marks[-1].strip(), "gsm8k")
+        return Extraction(strip_math_delimiters(_trim(marks[-1])), "gsm8k")
     phrases = list(PHRASE.finditer(text))
     if phrases:
         span = _phrase_span(text, phrases[-1].end())
         if span.strip():
             return Extraction(strip_math_delimiters(span), "phrase")
     if last_number:
-        numbers = NUMBER.findall(text)
-        if numbers:
-            return Extraction(numbers[-1].strip(), "last_number")
+        numbers = list(NUMBER.finditer(text))
+        if numbers and _stands_alone(text, numbers[-1]):
+            return Extraction(numbers[-1].group(0).strip(), "last_number")
     return None
+
+
+def _stands_alone(text: str, number: re.Match[str]) -> bool:
+    """Whether the last number is a value of its own, not a piece of a formula.
+
+    In ``$r = \\sqrt{5}$``, ``12\\pi``, ``x^2 + x + 1``, ``(-1, 6)`` or ``3 \\pmod 9`` the last
+    number is not the answer, and grading it would call ``5`` right for ``\\sqrt{5}``: no
+    answer is better than that. ``= 16``, ``is 5``, ``$18``, ``**5**``, ``\\(40\\)``,
+    ``40 \\text{ inches}`` and ``\\textbf{5}`` stand alone.
+    """
+    start, end = number.span()
+    if number.group(0).startswith("-") and start > 0 and (text[start - 1].isalnum() or text[start - 1] in ")}"):
+        return False  # "3x-6": a binary minus, the number is a term
+    before, after = text[:start].rstrip(" *"), text[end:]
+    wrapper = _TEXT_WRAPPER.search(before)
+    if wrapper and after.startswith("}"):  # \textbf{5}: emphasis, not a formula
+        before, after = before[: wrapper.start()].rstrip(" *"), after[1:]
+    if before.endswith(("{", "^", "_", "+", "-", "/", ",")) or re.search(r"\\[A-Za-z]+$", before):
+        return False  # after an operator or a command: "+ 1", "\\sqrt{5", "\\cdot 3", "\\pmod 9"
+    if re.match(r"\^\s*\{?\s*\\circ", after):
+        return True  # degrees: "= 120^\\circ."
+    if after[:1].isalpha() or after[:1] in ("}", "^", "_", "("):
+        return False  # glued to what follows: "5x", "2}", "3^"
+    after = after.lstrip(" *")
+    if after.startswith("\\") and not _ENDS_A_VALUE.match(after):
+        return False  # "12\\pi", "11 \\sqrt{5}", "3 \\cdot x"
+    return not after[:1] or after[:1] not in "}^_+-*/=×·"
+
+
+_TEXT_WRAPPER = re.compile(r"\\(?:text|textbf|mathbf|mathrm|mbox)\s*\{$")
+# What may follow a value: a unit in \text, the end of the math, spacing, a percent sign.
+_ENDS_A_VALUE = re.compile(r"\\(?:text|textbf|mathrm|mbox|quad|qquad|[\])$%,;:! ]|\\)")
 
 
 def extract_gold(gold: str) -> str:

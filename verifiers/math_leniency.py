@@ -18,20 +18,28 @@ class Leniency:
 
     - ``percent``: ``50\\%`` ≡ ``0.5`` ≡ ``\\frac12`` and ``50\\%`` ≡ ``50``; off, a percent sign
       must be on both sides or neither.
-    - ``units``: trailing units are ignored (``10\\text{ cm}``, ``18 dollars``, ``\\$18``); off, they
-      are parsed as part of the answer.
+    - ``units``: trailing units are ignored (``10\\text{ cm}``, ``12 cm^2``, ``18 dollars``, ``5kg``);
+      off, they are parsed as part of the answer. A word counts as a unit only where it cannot be
+      algebra: ``5xy``, ``2 pi`` and ``3\\mathrm{i}`` keep their letters. A currency sign
+      (``\\$18``) is dropped with either setting.
     - ``degrees``: ``30^\\circ`` ≡ ``30``; off, the degree sign must be on both sides or neither.
     - ``unsimplified``: answers equal after simplification count (``(x+1)^2`` ≡ ``x^2+2x+1``);
       off, only sympy's automatic canonical form is compared (``\\frac{2}{4}`` still ≡ ``\\frac12``).
     - ``rel_tol`` / ``abs_tol``: numbers within ``max(rel_tol·max(|a|,|b|), abs_tol)`` are equal.
-      ``rel_tol`` is relative so ``1/2004!`` and ``1/2006!`` stay different; set both to 0 for
-      exact comparison.
-    - ``set_order``: comma lists, sets and tuples compare without regard to order; off, in order.
-    - ``intervals``: an inequality equals the interval it describes (``k < -5`` ≡ ``(-\\infty,-5)``).
-    - ``equation_rhs``: ``x = 2`` ≡ ``2``; off, an equation only matches an equation.
+      ``rel_tol`` is relative so ``1/2004!`` and ``1/2006!`` stay different; two integers are
+      always compared exactly (``123456789`` is not ``123456788``); set both to 0 for exact
+      comparison of decimals too.
+    - ``set_order``: comma lists and tuples compare without regard to order; off, in order.
+      Sets (``\\{1, 2\\}``) never have an order; lists keep their repeats (``1, 1, 2`` ≠ ``1, 2``).
+    - ``intervals``: an inequality, or a chain of them, equals the interval it describes
+      (``k < -5`` ≡ ``(-\\infty,-5)``, ``-2 \\le x \\le 7`` ≡ ``[-2, 7]``).
+    - ``equation_rhs``: ``x = 2`` ≡ ``2``, and a completion's ``a + b = 5`` ≡ ``5``; off, an equation
+      only matches an equation. A false numeric equation (``6 = 5``) never matches.
     - ``choices``: multiple-choice letters match in any dress (``(B)``, ``B``, ``\\text{(B)}``,
-      ``option b``); off, letters are compared as plain text.
-    - ``plain_text``: plain-text math parses (``sqrt(2)/2``, ``pi/2``, ``x^2``).
+      ``option b``, ``(B) 12``; a hedge such as ``(B) or (C)`` does not); off, letters are
+      compared as plain text.
+    - ``plain_text``: plain-text math parses (``sqrt(2)/2``, ``pi/2``, ``x**2``, ``1.5e3``); off, a
+      span with a function name lacking its backslash (``sqrt``, ``pi``) does not parse.
     - ``mixed_numbers``: ``2\\frac{2}{3}`` is ``8/3``; off, it is ``2·\\frac23``.
     """
 
