@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from rewardsmith.verifiers import Sample, Verdict, Verifier, register
 
 REPO = Path(__file__).resolve().parents[1]

@@ -27,3 +27,15 @@ class Behave:
         if kind == "spin":  # C-level busy work that signals cannot interrupt
             return pow(5, 5**30)
         raise KeyError(kind)
+
+
+class SlowImport(Behave):
+    """Unpickling takes a second, as importing sympy does on a cold worker."""
+
+    def __reduce__(self):
+        return (_slow_load, ())
+
+
+def _slow_load():
+    time.sleep(1.0)
+    return SlowImport()

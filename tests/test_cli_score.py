@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
+
 from rewardsmith.adapters.cli import main
 
 EXAMPLES = REPO / "data" / "math_examples.jsonl"

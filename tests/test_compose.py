@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import sample
+
 from rewardsmith.verifiers import SpecError, build
 
 

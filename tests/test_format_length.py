@@ -10,6 +10,7 @@ import types
 from collections.abc import Sequence
 
 import pytest
+
 from rewardsmith.verifiers import Sample, SpecError, Verdict, Verifier, available, build, register
 
 MATH = {"type": "math", "workers": 0}

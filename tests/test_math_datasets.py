@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from rewardsmith.verifiers import Sample, Verdict, build
 
 pytestmark = pytest.mark.shared_data

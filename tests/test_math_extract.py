@@ -7,6 +7,7 @@ good the grading is; these tests pin each form, its priority and its failure mod
 from __future__ import annotations
 
 import pytest
+
 from rewardsmith.verifiers import Sample, Verdict
 from rewardsmith.verifiers.math import MathVerifier
 from rewardsmith.verifiers.math_extract import balanced_group, extract_answer, extract_gold, last_boxed

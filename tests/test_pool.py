@@ -7,7 +7,8 @@ import threading
 import time
 
 import pytest
-from pool_tasks import Behave
+from pool_tasks import Behave, SlowImport
+
 from rewardsmith.verifiers.pool import WorkerPool
 
 pytestmark = pytest.mark.slow
@@ -93,3 +94,23 @@ def test_close_leaves_no_worker_process():
     assert all(proc.poll() is not None for proc in procs)
     with pytest.raises(RuntimeError, match="closed"):
         p.map(Behave(), [("square", 1)], 1)
+
+
+def test_worker_start_up_does_not_count_against_the_first_item():
+    """A fresh worker imports its task's modules before the item clock starts."""
+    with WorkerPool(workers=1) as fresh:
+        outcomes = fresh.map(SlowImport(), [("square", 3)], timeout_s=0.5)
+    assert outcomes[0].kind == "ok" and outcomes[0].value == 9
+
+
+def test_workers_outlive_the_thread_that_started_them():
+    p = WorkerPool(workers=1)
+    thread = threading.Thread(target=lambda: p.map(Behave(), [("square", 1)], timeout_s=10))
+    thread.start()
+    thread.join()
+    time.sleep(0.5)  # the OS thread is gone by now; a worker tied to it would be dead
+    try:
+        assert [o.value for o in p.map(Behave(), [("square", 5)], timeout_s=10)] == [25]
+        assert p.restarts == 0
+    finally:
+        p.close()

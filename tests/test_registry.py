@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import pytest
+
 from rewardsmith.verifiers import SpecError, Verifier, available, build, register
 from rewardsmith.verifiers.math import MathVerifier
 

@@ -14,12 +14,15 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input
-from rewardsmith.verifiers.math_extract import extract_answer, extract_gold
+from rewardsmith.verifiers.math_extract import Extraction, extract_answer, extract_gold
 from rewardsmith.verifiers.math_leniency import Leniency
 from rewardsmith.verifiers.registry import register
+
+if TYPE_CHECKING:
+    from rewardsmith.verifiers.math_parse import Parsed
 
 _SHOWN = 200  # characters of an answer kept in details
 
@@ -32,32 +35,38 @@ class GradeTask:
     last_number: bool
 
     def __call__(self, item: tuple[str, str]) -> Verdict:
-        from rewardsmith.verifiers.math_grade import equivalent
         from rewardsmith.verifiers.math_parse import parse_answer
 
         _quiet_math_verify()
 
         start = time.perf_counter()
         gold_text, completion = item
-        gold = parse_answer(extract_gold(gold_text), self.leniency)
+        gold_span = extract_gold(gold_text)
+        gold = parse_answer(gold_span, self.leniency)
         found = extract_answer(completion, last_number=self.last_number)
-        details: dict[str, Any] = {"gold": gold.text[:_SHOWN], "gold_parsed": gold.ok}
-        if found is None:
-            verdict = Verdict(0.0, False, "no_answer", "no final answer found", details)
-        else:
-            pred = parse_answer(found.text, self.leniency)
+        pred = parse_answer(found.text, self.leniency) if found is not None else None
+        details: dict[str, Any] = {"gold": gold_span[:_SHOWN], "gold_parsed": gold.ok}
+        if found is not None and pred is not None:
             details.update(extracted=found.text[:_SHOWN], method=found.method, parsed=pred.ok)
-            same = equivalent(gold, pred, self.leniency)
-            if same:
-                verdict = Verdict(1.0, True, "ok", "", details)
-            elif not pred.ok:
-                verdict = Verdict(0.0, False, "no_answer", f"could not parse answer {found.text[:80]!r}", details)
-            elif not gold.ok:
-                verdict = invalid_input(f"could not parse gold answer {gold.text[:80]!r}", **details)
-            else:
-                verdict = Verdict(0.0, False, "ok", f"answer {found.text[:80]!r} != gold {gold.text[:80]!r}", details)
+        verdict = self._judge(gold, gold_span, found, pred, details)
         verdict.elapsed_s = time.perf_counter() - start
         return verdict
+
+    def _judge(self, gold: Parsed, gold_span: str, found: Extraction | None, pred: Parsed | None,
+               details: dict[str, Any]) -> Verdict:
+        """Status precedence: a match is a match; then a bad gold (the row's fault, not the
+        completion's) before a missing or unparseable answer."""
+        from rewardsmith.verifiers.math_grade import equivalent
+
+        if found is not None and pred is not None and equivalent(gold, pred, self.leniency):
+            return Verdict(1.0, True, "ok", "", details)
+        if not gold.ok:
+            return invalid_input(f"could not parse gold answer {gold_span[:80]!r}", **details)
+        if found is None or pred is None:
+            return Verdict(0.0, False, "no_answer", "no final answer found", details)
+        if not pred.ok:
+            return Verdict(0.0, False, "no_answer", f"could not parse answer {found.text[:80]!r}", details)
+        return Verdict(0.0, False, "ok", f"answer {found.text[:80]!r} != gold {gold_span[:80]!r}", details)
 
 
 def _quiet_math_verify() -> None:
@@ -77,7 +86,8 @@ class MathVerifier(Verifier):
     ``workers``: pool size (default: all cores); ``0`` grades in the calling process,
     which is cheaper for a handful of samples but has no hard time limit.
     ``timeout_s``: wall-clock limit per sample.
-    ``last_number``: fall back to the last number in the text when no other answer form is found.
+    ``last_number``: fall back to the last number in the text when no other answer form is
+    found; only a number standing on its own counts, never one inside a formula.
     ``leniency``: see :class:`~rewardsmith.verifiers.math_leniency.Leniency`.
     """
 

@@ -16,11 +16,12 @@ from typing import Any
 
 import sympy
 from math_verify import verify as mv_verify
-from rewardsmith.verifiers.math_leniency import Leniency
-from rewardsmith.verifiers.math_parse import Parsed, choice_letter, normalize_text
 from sympy import Eq, FiniteSet, Interval, Set, Tuple
 from sympy.core.relational import Relational
 from sympy.matrices import MatrixBase
+
+from rewardsmith.verifiers.math_leniency import Leniency
+from rewardsmith.verifiers.math_parse import Parsed, choice_letter, normalize_text
 
 
 def equivalent(gold: Parsed, pred: Parsed, leniency: Leniency) -> bool:

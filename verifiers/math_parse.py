@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 import sympy
+
 from rewardsmith.verifiers.math_leniency import Leniency
 
 CHOICE = re.compile(

@@ -29,10 +29,14 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 _HEADER = struct.Struct("!I")
+# Time a worker may take to start and load a task (imports) before its first item's
+# clock starts; only a worker that never gets there is counted against that item.
+LOAD_GRACE_S = 60.0
 OutcomeKind = Literal["ok", "timeout", "error"]
 
 
@@ -75,7 +79,8 @@ def _worker_main() -> None:
             return
         key, task_blob, items = pickle.loads(payload)
         if task_blob is not None:
-            tasks[key] = pickle.loads(task_blob)
+            tasks[key] = pickle.loads(task_blob)  # may import heavy modules: sympy, …
+            _send(proto_out, ("loaded", -1, None))  # the parent starts the item clock now
         task = tasks[key]
         for index, item in enumerate(items):
             try:
@@ -202,7 +207,7 @@ class WorkerPool:
             _send(worker.proc.stdin, (key, send_blob, [items[i] for i in chunk]))
         worker.tasks_sent.add(key)
         worker.chunk, worker.cursor = chunk, 0
-        worker.deadline = time.monotonic() + timeout_s
+        worker.deadline = time.monotonic() + timeout_s + (LOAD_GRACE_S if send_blob is not None else 0.0)
 
     def _collect(self, worker: _Worker, results: list[Outcome | None], timeout_s: float,
                  queue: deque[list[int]], selector: selectors.BaseSelector) -> int:
@@ -220,6 +225,9 @@ class WorkerPool:
             kind, index, value = pickle.loads(bytes(worker.buffer[_HEADER.size:_HEADER.size + length]))
             del worker.buffer[:_HEADER.size + length]
             assert worker.chunk is not None
+            if kind == "loaded":
+                worker.deadline = time.monotonic() + timeout_s
+                continue
             results[worker.chunk[index]] = Outcome(kind, value)
             worker.cursor = index + 1
             worker.deadline = time.monotonic() + timeout_s
@@ -245,7 +253,17 @@ class WorkerPool:
         return 1
 
 
+# Workers are started from one long-lived thread: PR_SET_PDEATHSIG fires when the
+# *thread* that forked a worker exits, so a worker started on a short-lived request
+# thread would be killed with that thread.
+_spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rewardsmith-pool-spawner")
+
+
 def _spawn() -> _Worker:
+    return _spawner.submit(_spawn_here).result()
+
+
+def _spawn_here() -> _Worker:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     proc = subprocess.Popen(
