@@ -47,7 +47,12 @@ def replace_last_boxed(solution: str, replacement: str) -> str:
     return solution[:start] + replacement + solution[end:]
 
 
+VARIANTS = ("reference", "wrong +1", "wrong +7", "final answer is", "answer tag", "boxed, dfrac",
+            "unboxed", "truncated")
+
+
 def variants(solution: str, answer: str) -> list[str]:
+    """One completion per name in VARIANTS, in that order (the wrong ones must never pass)."""
     return [
         solution,
         replace_last_boxed(solution, f"\\boxed{{{perturb(answer, 1)}}}"),
@@ -97,6 +102,19 @@ def run_ours(
     return [bool(v.correct) for v in verdicts], [v.elapsed_s for v in verdicts], total, startup
 
 
+def single_call_latencies(pairs: list[tuple[str, str]], workers: int | None, n: int = 300) -> list[float]:
+    """Round trip of one ``verify()`` through the pool (IPC included), as a server would see it."""
+    from rewardsmith.verifiers import Sample, build
+
+    verifier = build({"type": "math", "workers": workers})
+    out = []
+    for gold, completion in pairs[:: max(1, len(pairs) // n)][:n]:
+        t = time.perf_counter()
+        verifier.verify(Sample(completion=completion, fields={"answer": gold}))
+        out.append(time.perf_counter() - t)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -116,6 +134,7 @@ def main() -> None:
 
     plain, plain_lat, plain_s = run_plain(pairs)
     ours, ours_lat, ours_s, startup = run_ours(pairs, args.workers, args.batch)
+    single = single_call_latencies(pairs, args.workers)
     agree = sum(a == b for a, b in zip(plain, ours, strict=True))
     figures = {
         "pairs": len(pairs),
@@ -127,6 +146,8 @@ def main() -> None:
         "ours_p50_ms": 1000 * percentile(ours_lat, 0.5),
         "ours_p99_ms": 1000 * percentile(ours_lat, 0.99),
         "ours_pool_startup_s": startup,
+        "single_call_p50_ms": 1000 * percentile(single, 0.5),
+        "single_call_p99_ms": 1000 * percentile(single, 0.99),
         "agreement": agree / len(pairs),
         "correct_plain": sum(plain),
         "correct_ours": sum(ours),
@@ -136,10 +157,15 @@ def main() -> None:
     print(f"{'p50 latency per pair (ms)':28}{figures['plain_p50_ms']:>20.2f}{figures['ours_p50_ms']:>20.2f}")
     print(f"{'p99 latency per pair (ms)':28}{figures['plain_p99_ms']:>20.2f}{figures['ours_p99_ms']:>20.2f}")
     print(f"{'marked correct':28}{figures['correct_plain']:>20}{figures['correct_ours']:>20}")
+    print("marked correct per variant (plain / ours):")
+    for k, name in enumerate(VARIANTS):
+        print(f"  {name:26}{sum(plain[k::8]):>6} /{sum(ours[k::8]):>5}")
     print(f"ratio (ours / plain throughput): {figures['ratio']:.2f}x   target >= 2.5x on 2 cores")
+    print(f"one verify() call through the pool, IPC included: p50 {figures['single_call_p50_ms']:.2f} ms, "
+          f"p99 {figures['single_call_p99_ms']:.2f} ms (warm caches)")
     print(f"pool start-up (once per process, not in the figures above): {startup:.2f} s")
-    print(f"verdict agreement: {100 * figures['agreement']:.1f}%  (latency: ours is grading time inside a worker, "
-          f"median over the batch {statistics.median(ours_lat) * 1000:.2f} ms)")
+    print(f"verdict agreement: {100 * figures['agreement']:.1f}%  (per-pair latency of ours is grading time inside "
+          f"a worker; mean {statistics.fmean(ours_lat) * 1000:.2f} ms)")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
 
