@@ -1,23 +1,13 @@
-"""Shared test helpers: paths, the optional ../shared/data, and tiny verifiers for composition."""
+"""Shared test helpers: paths (the optional ../shared/data among them) and tiny verifiers for composition."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from rewardsmith.verifiers import Sample, Verdict, Verifier, register
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
-
-
-@pytest.fixture
-def shared_data() -> Path:
-    """../shared/data, or a clean skip where the benchmark data is not beside the checkout."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"benchmark data not found at {SHARED_DATA}")
-    return SHARED_DATA
 
 
 @register("test_field_score")

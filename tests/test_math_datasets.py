@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import SHARED_DATA as DATA
 
 from rewardsmith.verifiers import Sample, Verdict, build
 
 pytestmark = pytest.mark.shared_data
-
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def load_jsonl(path: Path) -> list[dict[str, Any]]:

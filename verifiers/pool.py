@@ -93,12 +93,10 @@ def _worker_main() -> None:
 def _die_with_parent() -> None:
     # A worker stuck in C would otherwise outlive a parent killed with SIGKILL.
     if sys.platform.startswith("linux"):
-        try:
-            import ctypes
+        import ctypes
 
+        with contextlib.suppress(OSError):  # no libc.so.6 (musl): live without the safety net
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except OSError:
-            pass
 
 
 @dataclass
