@@ -1,0 +1,81 @@
+"""What a sandboxed job may use, and what came of it: shared by every backend."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+ExecStatus = Literal["ok", "timeout", "memory", "output_limit", "error"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-job limits. ``cpu_s`` defaults to ``wall_s``; ``output_bytes`` caps each stream."""
+
+    wall_s: float = 10.0
+    cpu_s: float | None = None
+    memory_mb: int = 512
+    processes: int = 64
+    output_bytes: int = 1 << 20
+    file_size_mb: int = 16
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["cpu_s"] = self.cpu_s if self.cpu_s is not None else self.wall_s
+        return data
+
+
+@dataclass
+class ExecResult:
+    """The outcome of one job. ``status`` is about the sandbox's verdict on the run
+    (``ok`` means it ran to completion within the limits, whatever its exit code);
+    ``error`` means the sandbox itself failed and says nothing about the program."""
+
+    status: ExecStatus
+    exit_code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    error: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and self.exit_code == 0
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ExecResult:
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**known)
+
+
+@dataclass
+class Job:
+    """One program run: ``files`` (relative path → text or bytes) written into a fresh work
+    directory, then ``command`` run there with ``stdin``."""
+
+    command: list[str]
+    files: dict[str, str | bytes] = field(default_factory=dict)
+    stdin: str | bytes = b""
+    limits: Limits = field(default_factory=Limits)
+    env: dict[str, str] = field(default_factory=dict)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-able form the runner reads (bytes travel base64-encoded)."""
+        import base64
+
+        def enc(value: str | bytes) -> dict[str, str]:
+            if isinstance(value, bytes):
+                return {"b64": base64.b64encode(value).decode("ascii")}
+            return {"text": value}
+
+        return {
+            "command": list(self.command),
+            "files": {path: enc(content) for path, content in self.files.items()},
+            "stdin": enc(self.stdin),
+            "limits": self.limits.as_dict(),
+            "env": dict(self.env),
+        }
