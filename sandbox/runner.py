@@ -134,8 +134,14 @@ class Runner:
             with contextlib.suppress(subprocess.TimeoutExpired, ChildProcessError):
                 proc.wait(timeout=5)
         if self.kill_all:
-            with contextlib.suppress(OSError):
-                os.kill(-1, signal.SIGKILL)  # PID 1 of the namespace: every other process
+            give_up = time.monotonic() + 1.0
+            while True:  # PID 1 of the namespace: every other process, until none is left
+                with contextlib.suppress(OSError):
+                    os.kill(-1, signal.SIGKILL)
+                self._reap()
+                if not self._others_alive() or time.monotonic() > give_up:
+                    break
+                time.sleep(0.002)
         else:
             for _ in range(3):  # a process may fork while we scan
                 pids = self._descendants()
@@ -291,12 +297,12 @@ class Runner:
         elif code == -signal.SIGKILL:
             result["status"] = "memory"  # killed by the kernel: the OOM killer is the usual culprit
 
+    def _others_alive(self) -> list[str]:
+        others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != self.pid]
+        return [p for p in others if _state(p) not in ("Z", "X", "")]
+
     def _clean(self) -> bool:
-        if self.kill_all:
-            others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != self.pid]
-            alive = [p for p in others if _state(p) not in ("Z", "X", "")]
-        else:
-            alive = [str(p) for p in self._descendants()]
+        alive = self._others_alive() if self.kill_all else [str(p) for p in self._descendants()]
         leftovers = any(os.listdir(d) for d in [self.workdir, *self.scratch] if os.path.isdir(d))
         return not alive and not leftovers
 

@@ -1,0 +1,253 @@
+"""The Docker backend: a pool of warm, locked-down containers, each with a resident runner.
+
+A job costs one round trip over the container's attached stdin/stdout (no container
+start, no ``docker exec``): the runner (sandbox/runner.py, handed to ``python3 -c``
+so the image stays generic) is the container's PID 1 and starts a fresh child per
+job. Every container: no network, read-only root, tmpfs /work and /tmp emptied
+between jobs, a non-root user, all capabilities dropped, no-new-privileges, pids,
+memory and CPU limits. A container that misbehaves (its runner stops answering, a
+process survives a job, files are left behind, it dies) is replaced. ``strict``
+mode uses one fresh container per job. Containers are removed on close, and are
+started with auto-remove so a killed parent leaves none behind (the runner exits on
+stdin EOF).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import socket
+import struct
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from rewardsmith.sandbox.backend import image_name
+from rewardsmith.sandbox.limits import ExecResult, Job
+from rewardsmith.sandbox.runner import HEADER
+
+RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text()
+SANDBOX_UID = 10001
+LABEL = "rewardsmith.sandbox"
+_GRACE_S = 5.0  # beyond a job's wall limit, how long we wait for the runner itself
+_MUX = struct.Struct(">BxxxL")  # docker's stdout/stderr multiplexing header
+
+
+class SandboxUnavailable(RuntimeError):
+    """Docker cannot run sandboxes here; the message says what to do."""
+
+
+class _Container:
+    """One running container and the attached socket to its runner."""
+
+    def __init__(self, client: Any, image: str, memory_mb: int, pids: int, cpus: float) -> None:
+        api = client.api
+        host_config = api.create_host_config(
+            network_mode="none",
+            read_only=True,
+            tmpfs={
+                "/work": f"rw,exec,nosuid,nodev,size=256m,uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0700",
+                "/tmp": f"rw,exec,nosuid,nodev,size=64m,uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0700",
+            },
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            pids_limit=pids,
+            mem_limit=f"{memory_mb}m",
+            memswap_limit=f"{memory_mb}m",
+            nano_cpus=int(cpus * 1e9),
+            auto_remove=True,
+            ipc_mode="none",
+        )
+        created = api.create_container(
+            image,
+            command=["python3", "-I", "-c", RUNNER_SOURCE, "/work", "--kill-all", "--scratch", "/tmp"],
+            user=f"{SANDBOX_UID}:{SANDBOX_UID}",
+            working_dir="/work",
+            stdin_open=True,
+            tty=False,
+            network_disabled=True,
+            labels={LABEL: "1", f"{LABEL}.owner": str(os.getpid())},
+            host_config=host_config,
+        )
+        self.id: str = created["Id"]
+        self.api = api
+        self.buffer = bytearray()
+        self.stderr = bytearray()
+        try:
+            response = api.attach_socket(self.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            self.sock: socket.socket = getattr(response, "_sock", response)
+            api.start(self.id)
+            hello = self._read_frame(deadline=time.monotonic() + 30)
+        except Exception:
+            self.close()
+            raise
+        if not hello or not hello.get("ready"):
+            self.close()
+            raise SandboxUnavailable(f"sandbox runner did not start: {bytes(self.stderr[-500:])!r}")
+
+    def run(self, job: Job) -> ExecResult:
+        data = json.dumps(job.to_wire()).encode("utf-8")
+        self.sock.sendall(HEADER.pack(len(data)) + data)
+        answer = self._read_frame(deadline=time.monotonic() + job.limits.wall_s + _GRACE_S)
+        if answer is None:
+            raise ConnectionError(f"sandbox runner stopped answering (stderr: {bytes(self.stderr[-300:])!r})")
+        return ExecResult.from_dict(answer)
+
+    def _read_frame(self, deadline: float) -> dict | None:
+        while True:
+            if len(self.buffer) >= HEADER.size:
+                (size,) = HEADER.unpack_from(self.buffer)
+                if len(self.buffer) >= HEADER.size + size:
+                    payload = bytes(self.buffer[HEADER.size : HEADER.size + size])
+                    del self.buffer[: HEADER.size + size]
+                    return json.loads(payload)
+            stream, chunk = self._read_mux(deadline)
+            if chunk is None:
+                return None
+            (self.buffer if stream == 1 else self.stderr).extend(chunk)
+
+    def _read_mux(self, deadline: float) -> tuple[int, bytes | None]:
+        header = self._recv_exact(_MUX.size, deadline)
+        if header is None:
+            return 0, None
+        stream, size = _MUX.unpack(header)
+        return stream, self._recv_exact(size, deadline)
+
+    def _recv_exact(self, size: int, deadline: float) -> bytes | None:
+        parts, remaining = [], size
+        while remaining:
+            timeout = deadline - time.monotonic()
+            if timeout <= 0:
+                return None
+            self.sock.settimeout(timeout)
+            try:
+                chunk = self.sock.recv(remaining)
+            except (TimeoutError, OSError):
+                return None
+            if not chunk:
+                return None
+            parts.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(parts)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.sock.close()
+        with contextlib.suppress(Exception):  # already gone (auto-remove) is fine
+            self.api.remove_container(self.id, force=True)
+
+
+class DockerBackend:
+    """Warm container pool; ``run`` is thread-safe, ``run_batch`` fills the pool."""
+
+    name = "docker"
+
+    def __init__(
+        self,
+        concurrency: int | None = None,
+        image: str | None = None,
+        strict: bool = False,
+        memory_mb: int = 1024,
+        pids: int = 128,
+        cpus: float = 1.0,
+    ) -> None:
+        try:
+            import docker
+        except ImportError as exc:
+            raise SandboxUnavailable("the docker SDK is missing: pip install 'rewardsmith[sandbox]'") from exc
+        try:
+            self.client = docker.from_env(timeout=60)
+            self.client.ping()
+        except Exception as exc:
+            raise SandboxUnavailable(
+                f"no Docker engine answers ({exc}); run sandbox/image/ensure_docker.sh or use the local backend"
+            ) from exc
+        self.image = image or image_name()
+        self.concurrency = max(1, concurrency or max(2, os.cpu_count() or 1))
+        self.strict = strict
+        self.memory_mb, self.pids, self.cpus = memory_mb, pids, cpus
+        self._idle: queue.LifoQueue[_Container] = queue.LifoQueue()
+        self._slots = threading.BoundedSemaphore(self.concurrency)
+        self._live: set[_Container] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+        self.replaced = 0
+
+    def warm(self, n: int | None = None) -> DockerBackend:
+        """Start ``n`` containers now (default: the concurrency), in parallel."""
+        n = self.concurrency if n is None else n
+        with ThreadPoolExecutor(max_workers=max(1, n)) as executor:
+            for container in executor.map(lambda _: self._start(), range(n)):
+                self._idle.put(container)
+        return self
+
+    def run(self, job: Job) -> ExecResult:
+        with self._slots:
+            start = time.monotonic()
+            try:
+                container = self._checkout()
+            except Exception as exc:
+                return ExecResult("error", error=f"cannot start a sandbox container: {exc}")
+            try:
+                result = container.run(job)
+            except Exception as exc:
+                self._retire(container)
+                result = ExecResult("error", error=f"sandbox container failed: {exc}; it was replaced")
+            else:
+                if self.strict or not result.details.get("clean", False) or result.status == "error":
+                    self._retire(container)
+                else:
+                    self._idle.put(container)
+            result.details["backend"] = "docker"
+            result.details["roundtrip_s"] = time.monotonic() - start
+            return result
+
+    def run_batch(self, jobs: Sequence[Job]) -> list[ExecResult]:
+        if len(jobs) <= 1:
+            return [self.run(job) for job in jobs]
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(jobs))) as executor:
+            return list(executor.map(self.run, jobs))
+
+    def _checkout(self) -> _Container:
+        if self._closed:
+            raise RuntimeError("docker sandbox backend is closed")
+        if not self.strict:
+            with contextlib.suppress(queue.Empty):
+                return self._idle.get_nowait()
+        return self._start()
+
+    def _start(self) -> _Container:
+        container = _Container(self.client, self.image, self.memory_mb, self.pids, self.cpus)
+        with self._lock:
+            self._live.add(container)
+        return container
+
+    def _retire(self, container: _Container) -> None:
+        container.close()
+        with self._lock:
+            self._live.discard(container)
+            self.replaced += 1
+
+    def container_ids(self) -> list[str]:
+        with self._lock:
+            return [c.id for c in self._live]
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            live, self._live = list(self._live), set()
+        for container in live:
+            container.close()
+        with contextlib.suppress(Exception):
+            self.client.close()
+
+    def __enter__(self) -> DockerBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
