@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from rewardsmith.sandbox.limits import ExecResult, Job
+from rewardsmith.sandbox.limits import ExecResult, Job, Limits
 from rewardsmith.sandbox.runner import read_frame, write_frame
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py")
@@ -33,19 +33,15 @@ _GRACE_S = 5.0  # beyond a job's wall limit, how long we wait for the runner its
 
 
 def bwrap_prefix(workdir: str, scratch: str) -> list[str] | None:
-    """The bubblewrap command that isolates a job, or None when bwrap is missing or cannot
-    create namespaces here (inside some containers it cannot)."""
+    """The bubblewrap command line that isolates a job, or None when bwrap is not installed.
+    (Whether it can create namespaces here is probed by each runner, as the job's user.)"""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return None
-    prefix = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", workdir, workdir,
-              "--bind", scratch, scratch, "--tmpfs", "/tmp", "--unshare-all", "--die-with-parent",
-              "--new-session", "--chdir", workdir, "--"]
-    try:
-        probe = subprocess.run([*prefix, "/bin/true"], capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return prefix if probe.returncode == 0 else None
+    # /tmp first: the work and scratch directories live under it and are bound on top.
+    return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "--bind", workdir, workdir, "--bind", scratch, scratch, "--unshare-all", "--die-with-parent",
+            "--new-session", "--chdir", workdir, "--"]
 
 
 class _LocalRunner:
@@ -62,7 +58,7 @@ class _LocalRunner:
             os.chmod(self.root, 0o755)
             for path in (self.workdir, self.scratch):
                 os.chown(path, NOBODY, NOBODY)
-        self.prefix = bwrap_prefix(self.workdir, self.scratch) if use_bwrap else None
+        self.prefix = None
         args = [sys.executable, "-I", str(RUNNER_SOURCE), self.workdir, "--scratch", self.scratch]
         if self.run_as is not None:
             args += ["--run-as", str(self.run_as)]
@@ -71,10 +67,18 @@ class _LocalRunner:
         if not hello or not hello.get("ready"):
             self.close()
             raise RuntimeError("local sandbox runner failed to start")
+        prefix = bwrap_prefix(self.workdir, self.scratch) if use_bwrap else None
+        if prefix is not None:
+            probe = Job(command=[*prefix, "/bin/true"], limits=Limits(wall_s=10))
+            self.prefix = prefix if self.run(probe).exit_code == 0 else None
+
+    @property
+    def isolation(self) -> str:
+        return "bwrap" if self.prefix is not None else "rlimits"
 
     def run(self, job: Job) -> ExecResult:
         wire = job.to_wire()
-        if self.prefix is not None:
+        if self.prefix is not None and job.command[:1] != self.prefix[:1]:
             wire["command"] = [*self.prefix, *wire["command"]]
         answer: queue.Queue[dict | None] = queue.Queue()
 
@@ -123,7 +127,16 @@ class LocalBackend:
         self._all: list[_LocalRunner] = []
         self._lock = threading.Lock()
         self._closed = False
-        self.isolation = "bwrap" if use_bwrap and bwrap_prefix("/tmp", "/tmp") else "rlimits"
+        self._isolation: str | None = None
+
+    @property
+    def isolation(self) -> str:
+        """``bwrap`` when jobs run in their own namespaces here, else ``rlimits``."""
+        if self._isolation is None:
+            runner = self._checkout()
+            self._isolation = runner.isolation
+            self._idle.put(runner)
+        return self._isolation
 
     def run(self, job: Job) -> ExecResult:
         with self._slots:

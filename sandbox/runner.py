@@ -35,6 +35,7 @@ HEADER = struct.Struct("!I")
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 MEMORY_MARKERS = (b"MemoryError", b"std::bad_alloc", b"Cannot allocate memory", b"out of memory")
+FILE_SIZE_MARKERS = (b"File too large",)  # EFBIG: Python ignores SIGXFSZ and raises instead
 
 
 def _prctl(option: int, value: int) -> None:
@@ -288,13 +289,17 @@ class Runner:
         code = result.get("exit_code")
         if result["status"] != "ok":
             return
-        if code in (-signal.SIGXCPU, -signal.SIGKILL) and result["cpu_s"] >= float(limits["cpu_s"]) - 0.05:
+        # A signal shows as -N from the process itself, or as 128+N through a wrapper (bwrap, a shell).
+        sig = -code if code is not None and code < 0 else (code - 128 if code and 128 < code < 160 else None)
+        if sig in (signal.SIGXCPU, signal.SIGKILL) and result["cpu_s"] >= float(limits["cpu_s"]) - 0.05:
             result["status"] = "timeout"
-        elif code == -signal.SIGXFSZ:
+            return
+        tail = result["stderr"].encode()[-4096:]
+        if sig == signal.SIGXFSZ or (code not in (0, None) and any(m in tail for m in FILE_SIZE_MARKERS)):
             result["status"] = "output_limit"
-        elif code not in (0, None) and any(m in result["stderr"].encode()[-4096:] for m in MEMORY_MARKERS):
+        elif code not in (0, None) and any(m in tail for m in MEMORY_MARKERS):
             result["status"] = "memory"
-        elif code == -signal.SIGKILL:
+        elif sig == signal.SIGKILL:
             result["status"] = "memory"  # killed by the kernel: the OOM killer is the usual culprit
 
     def _others_alive(self) -> list[str]:
