@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
 # Set up a fresh machine and run the whole test suite (README command 2; CI runs this).
-# Installs what the tests need; safe to rerun.
+# Installs what the tests need (Python packages, bubblewrap for the local sandbox, a Docker
+# engine and the sandbox image); safe to rerun: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 -m pip install --quiet --upgrade pip
 python3 -m pip install --quiet -e ".[dev]"
+
+# bubblewrap gives the local sandbox backend namespaces (no network, private /tmp).
+if ! command -v bwrap >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    (apt-get install -y -qq bubblewrap >/dev/null 2>&1 \
+        || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq bubblewrap >/dev/null 2>&1; }) \
+        || echo "[tests/run.sh] could not install bubblewrap; the local sandbox tests run with rlimits only"
+fi
+
+# The Docker sandbox tests run against a real engine: start one and build the image if needed,
+# and make those tests fail (not skip) if Docker is still missing.
+bash sandbox/image/ensure_docker.sh
+export REWARDSMITH_REQUIRE_DOCKER=1
 
 python3 -m pytest "$@"
