@@ -59,6 +59,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = sub.add_parser("verifiers", help="list the registered verifiers (built-ins and plugins)")
     listing.set_defaults(handler=_list_verifiers)
+
+    sandbox = sub.add_parser("sandbox", help="inspect the code sandbox")
+    sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True, metavar="ACTION")
+    doctor = sandbox_sub.add_parser(
+        "doctor",
+        help="check the Docker engine, the image and every limit with a self-test",
+        description="Check that untrusted code can be run safely here: the Docker engine, the sandbox "
+        "image, and each limit (time, memory, output, read-only root, network, leftover processes) "
+        "by running a real job against it; the local backend too. Says what to do when something fails.",
+    )
+    doctor.add_argument("--backend", choices=["docker", "local", "all"], default="all")
+    doctor.set_defaults(handler=_doctor)
     return parser
 
 
@@ -98,6 +110,20 @@ def _list_verifiers(args: argparse.Namespace) -> int:
         doc = (get_factory(name).__doc__ or "").strip().splitlines()
         print(f"{name:12} {doc[0] if doc else ''}")
     return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from rewardsmith.sandbox.doctor import run_doctor
+
+    backends = ("docker", "local") if args.backend == "all" else (args.backend,)
+    checks = run_doctor(backends)
+    for check in checks:
+        print(f"[{'ok' if check.ok else 'FAIL'}] {check.name}: {check.detail}")
+        if check.fix:
+            print(f"       -> {check.fix}")
+    failed = [c for c in checks if not c.ok]
+    print("sandbox: ready" if not failed else f"sandbox: {len(failed)} problem(s); see the lines marked FAIL")
+    return 1 if failed else 0
 
 
 def _fail(message: str) -> int:

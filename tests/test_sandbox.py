@@ -253,3 +253,27 @@ def test_local_close_leaves_no_runner_or_directory():
     backend.close()
     assert all(proc.poll() is not None for proc in procs)
     assert set(glob.glob("/tmp/rewardsmith-local-*")) <= before
+
+
+@pytest.mark.parametrize("which", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+def test_doctor_runs_every_self_test(which, capsys):
+    from rewardsmith.adapters.cli import main
+
+    if which == "docker":
+        _docker_backend().close()  # skips (or fails under REWARDSMITH_REQUIRE_DOCKER) without an engine
+    assert main(["sandbox", "doctor", "--backend", which]) == 0
+    out = capsys.readouterr().out
+    for name in ("runs a program", "wall-clock limit", "memory limit", "output limit", "leaves no process behind"):
+        assert f"[ok] {which}: {name}" in out
+    assert out.rstrip().endswith("sandbox: ready")
+
+
+def test_doctor_says_what_to_do_when_the_image_is_missing(monkeypatch, capsys):
+    from rewardsmith.adapters.cli import main
+
+    if docker_available():
+        pytest.skip(docker_available())
+    monkeypatch.setenv("REWARDSMITH_SANDBOX_IMAGE", "rewardsmith-no-such-image:0")
+    assert main(["sandbox", "doctor", "--backend", "docker"]) == 1
+    out = capsys.readouterr().out
+    assert "[FAIL] sandbox image" in out and "build_offline.sh" in out
