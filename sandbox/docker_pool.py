@@ -65,7 +65,7 @@ class _Container:
         )
         created = api.create_container(
             image,
-            command=["python3", "-I", "-c", RUNNER_SOURCE, "/work", "--kill-all", "--scratch", "/tmp"],
+            command=["python3", "-I", "-c", RUNNER_SOURCE, "/work", "--kill-all", "--fork-python", "--scratch", "/tmp"],
             user=f"{SANDBOX_UID}:{SANDBOX_UID}",
             working_dir="/work",
             stdin_open=True,

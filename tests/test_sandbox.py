@@ -277,3 +277,29 @@ def test_doctor_says_what_to_do_when_the_image_is_missing(monkeypatch, capsys):
     assert main(["sandbox", "doctor", "--backend", "docker"]) == 1
     out = capsys.readouterr().out
     assert "[FAIL] sandbox image" in out and "build_offline.sh" in out
+
+
+def test_docker_python_jobs_run_in_a_fork_and_behave_like_a_fresh_interpreter():
+    """The fast path (a fork of the resident runner) must look like `python3 main.py` to the job."""
+    backend = _docker_backend()
+    try:
+        code = (
+            "import sys, helper\n"
+            "print(__name__, __file__, sys.argv, helper.X)\n"
+            "print(sys.stdin.read().upper(), end='')\n"
+            "import atexit\n"
+            "atexit.register(lambda: print('bye'))\n"
+            "sys.exit(4)\n"
+        )
+        job = Job(command=["python3", "main.py", "arg"], files={"main.py": code, "helper.py": "X = 7"}, stdin="in\n")
+        result = backend.run(job)
+        assert result.details["forked"] is True
+        assert result.stdout == "__main__ main.py ['main.py', 'arg'] 7\nIN\nbye\n" and result.exit_code == 4
+        crash = backend.run(py("def f():\n    raise ValueError('boom')\nf()"))
+        assert crash.exit_code == 1 and "ValueError: boom" in crash.stderr and "Traceback" in crash.stderr
+        inline = backend.run(Job(command=["python3", "-c", "import sys; print(sys.argv)", "x"]))
+        assert inline.stdout == "['-c', 'x']\n" and inline.details["forked"] is True
+        other = backend.run(Job(command=["sh", "-c", "echo shell"]))
+        assert other.stdout == "shell\n" and other.details["forked"] is False
+    finally:
+        backend.close()
