@@ -303,3 +303,45 @@ def test_docker_python_jobs_run_in_a_fork_and_behave_like_a_fresh_interpreter():
         assert other.stdout == "shell\n" and other.details["forked"] is False
     finally:
         backend.close()
+
+
+def test_auto_falls_back_to_local_with_one_warning(monkeypatch):
+    from rewardsmith.sandbox import backend as chooser
+
+    monkeypatch.setattr(chooser, "_backends", {})
+    monkeypatch.setattr(chooser, "_warned", False)
+    monkeypatch.setattr(chooser, "docker_available", lambda image=None: "no Docker engine answers (test)")
+    monkeypatch.delenv("REWARDSMITH_SANDBOX", raising=False)
+    with pytest.warns(UserWarning, match="local backend.*no Docker engine answers"):
+        first = chooser.get_backend("auto")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert chooser.get_backend("auto") is first
+    assert first.name == "local"
+    result = chooser.run({"main.py": "print('via run')"}, ["python3", "main.py"])
+    assert result.stdout == "via run\n"
+    first.close()
+
+
+def test_auto_picks_docker_when_it_answers(monkeypatch):
+    from rewardsmith.sandbox import backend as chooser
+
+    if docker_available():
+        pytest.skip(docker_available())
+    monkeypatch.setattr(chooser, "_backends", {})
+    monkeypatch.delenv("REWARDSMITH_SANDBOX", raising=False)
+    chosen = chooser.get_backend("auto")
+    try:
+        assert chosen.name == "docker"
+    finally:
+        chosen.close()
+
+
+def test_unknown_backend_name_is_refused(monkeypatch):
+    from rewardsmith.sandbox import backend as chooser
+
+    monkeypatch.setattr(chooser, "_backends", {})
+    with pytest.raises(ValueError, match="auto, docker or local"):
+        chooser.get_backend("podman")
