@@ -30,6 +30,9 @@ from rewardsmith.sandbox.runner import read_frame, write_frame
 RUNNER_SOURCE = Path(__file__).with_name("runner.py")
 NOBODY = 65534
 _GRACE_S = 5.0  # beyond a job's wall limit, how long we wait for the runner itself
+# Runners are started from one long-lived thread: their PR_SET_PDEATHSIG fires when the
+# *thread* that forked them exits, and run_batch's worker threads come and go.
+_spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rewardsmith-local-spawner")
 
 
 def bwrap_prefix(workdir: str, scratch: str) -> list[str] | None:
@@ -164,7 +167,7 @@ class LocalBackend:
         try:
             return self._idle.get_nowait()
         except queue.Empty:
-            runner = _LocalRunner(self.use_bwrap)
+            runner = _spawner.submit(_LocalRunner, self.use_bwrap).result()
             with self._lock:
                 self._all.append(runner)
             return runner

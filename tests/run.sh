@@ -8,11 +8,16 @@ cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --upgrade pip
 python3 -m pip install --quiet -e ".[dev]"
 
-# bubblewrap gives the local sandbox backend namespaces (no network, private /tmp).
-if ! command -v bwrap >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    (apt-get install -y -qq bubblewrap >/dev/null 2>&1 \
-        || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq bubblewrap >/dev/null 2>&1; }) \
-        || echo "[tests/run.sh] could not install bubblewrap; the local sandbox tests run with rlimits only"
+# Host packages for the local sandbox backend: bubblewrap (namespaces: no network, private
+# /tmp), and what code tests run with there (/usr/bin/python3 with pytest, g++).
+missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+/usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || missing+=(python3-pytest)
+command -v g++ >/dev/null 2>&1 || missing+=(g++)
+if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ]; then
+    (apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 \
+        || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; }) \
+        || echo "[tests/run.sh] could not install ${missing[*]}; the local sandbox tests that need them skip"
 fi
 
 # The Docker sandbox tests run against a real engine: start one and build the image if needed,

@@ -345,3 +345,16 @@ def test_unknown_backend_name_is_refused(monkeypatch):
     monkeypatch.setattr(chooser, "_backends", {})
     with pytest.raises(ValueError, match="auto, docker or local"):
         chooser.get_backend("podman")
+
+
+def test_local_runners_outlive_the_batch_threads_that_started_them():
+    """Runners are started from a long-lived thread: PDEATHSIG would kill them with a batch thread."""
+    import time
+
+    from rewardsmith.sandbox.local import LocalBackend
+
+    with LocalBackend(concurrency=2) as backend:
+        for round_ in range(3):
+            results = backend.run_batch([py(f"print({round_ * 10 + i})") for i in range(4)])
+            assert [r.stdout for r in results] == [f"{round_ * 10 + i}\n" for i in range(4)], results
+            time.sleep(0.3)  # the batch's threads are gone by now

@@ -1,0 +1,618 @@
+"""The ``code`` verifier: run the completion's program against the sample's tests in a sandbox.
+
+Fields read (names configurable): ``tests`` (``tests_field``), ``entry_point``, ``setup`` /
+``test_imports`` / ``test_setup_code`` (trusted code run before the tests), ``pytest`` (a
+pytest file, when there is no ``tests``), and the prompt (prepended for HumanEval-style
+completions that continue the prompt's function body).
+
+Test forms (see :func:`~rewardsmith.verifiers.code_tests.normalize_tests`): assert scripts
+(HumanEval ``check(candidate)``, MBPP ``test_list``), function-call cases compared on the
+host, stdin/stdout cases (one fresh process per case, compared on the host with a named
+checker or a custom checker program), and pytest files. Assert scripts and function-call
+cases run as ONE sandbox job per sample (every test inside one harness run, each with its
+own time limit); stdin/stdout cases run one job per case. The batch path sends every job
+of every sample to the backend's ``run_batch`` at once; only compiled languages and custom
+checkers need a second (and third) round.
+
+Statuses per test: ``passed``, ``wrong_answer``, ``runtime_error``, ``timeout``,
+``memory_limit``, ``output_limit``, ``compile_error``, ``sandbox_error``. A sandbox error in
+any test makes the verdict ``status="error"``: an infrastructure failure is never scored 0.
+How the harness keeps a candidate from faking a pass is described in
+:mod:`rewardsmith.verifiers.code_harness`.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import marshal
+import re
+import secrets
+import time
+from collections.abc import Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from rewardsmith.sandbox.limits import ExecResult, Job, Limits
+from rewardsmith.verifiers.code_harness import imports_of, prepare_pytest, prepare_script
+from rewardsmith.verifiers.code_tests import (
+    CHECKERS,
+    TestsError,
+    TestSuite,
+    assemble_code,
+    check_output,
+    decode_value,
+    extract_code,
+    normalize_tests,
+    short,
+    values_equal,
+)
+from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
+from rewardsmith.verifiers.registry import register
+
+HARNESS_SOURCE = Path(__file__).with_name("code_harness.py").read_text(encoding="utf-8")
+SCORES = ("all", "fraction", "first_k")
+LANGUAGES = ("python", "cpp")
+TEST_STATUSES = ("passed", "wrong_answer", "runtime_error", "timeout", "memory_limit", "output_limit",
+                 "compile_error", "sandbox_error")
+_EXCERPT = 400
+_EXEC_TO_TEST = {"timeout": "timeout", "memory": "memory_limit", "output_limit": "output_limit",
+                 "error": "sandbox_error"}
+_MARK = "RESULT"
+# Python's report of a file that does not compile: a frame line for solution.py without
+# ", in <function>", then the error (a SyntaxError raised at run time by eval has both).
+_COMPILE_ERROR = re.compile(r'File "[^"]*solution\.py", line \d+\n(?:.*\n)*?(SyntaxError|IndentationError|TabError):'
+                            r'(?![\s\S]*File "[^"]*solution\.py", line \d+, in )')
+_WORKDIR_PATH = re.compile(r'File "[^"]*/(solution\.py|solution\.cpp|checker\.py)"')
+
+# A sample's check is a generator: it yields the jobs it needs next and receives their results,
+# and returns its Verdict. The driver batches the jobs of every sample into one run_batch per round.
+Check = Generator[list[Job], list[ExecResult], Verdict]
+
+
+@register("code")
+class CodeVerifier(Verifier):
+    """Run the completion's code against the sample's tests in the sandbox.
+
+    Options: ``language`` (``python`` or ``cpp``; C++ supports stdin/stdout cases),
+    ``backend`` (``auto``, ``docker``, ``local``), ``timeout_s`` per test, ``memory_mb``,
+    ``tests_field``, ``entry_point_field``, ``score`` (``all``: 1 only when every test passes;
+    ``fraction``: passed/total; ``first_k``: 1 when the first ``k`` tests pass), ``checker``
+    for stdin/stdout (``exact``, ``whitespace`` (default), ``float``, ``tokens_ci``, or the
+    Python source of a checker program run as ``checker.py INPUT EXPECTED ACTUAL``, exit 0 =
+    accept), ``rel_tol``/``abs_tol`` (float comparisons), ``prepend_prompt`` (``auto``,
+    ``true``, ``false``), ``output_bytes`` (per stream per test), ``max_job_s`` (cap on one
+    sandbox job: the sum of the per-test limits of a sample), ``compile_timeout_s``,
+    ``python`` (interpreter inside the sandbox).
+
+    Holds only configuration (the backend by name), so it pickles. Tests may hand in a
+    backend object through the private attribute ``_backend_override`` (not pickled).
+    """
+
+    name = "code"
+
+    def __init__(
+        self,
+        language: str = "python",
+        backend: str = "auto",
+        timeout_s: float = 5.0,
+        memory_mb: int = 1024,
+        tests_field: str = "tests",
+        entry_point_field: str = "entry_point",
+        score: str = "all",
+        k: int = 1,
+        checker: str | None = None,
+        rel_tol: float = 1e-6,
+        abs_tol: float = 1e-9,
+        prepend_prompt: bool | str = "auto",
+        output_bytes: int = 1 << 20,
+        max_job_s: float = 60.0,
+        compile_timeout_s: float = 30.0,
+        python: str = "python3",
+    ) -> None:
+        if language not in LANGUAGES:
+            raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, got {language!r}")
+        if score not in SCORES:
+            raise ValueError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
+        if int(k) < 1:
+            raise ValueError(f"k must be at least 1, got {k!r}")
+        if prepend_prompt not in (True, False, "auto"):
+            raise ValueError(f"prepend_prompt must be true, false or 'auto', got {prepend_prompt!r}")
+        if checker is not None and checker not in CHECKERS and "\n" not in checker:
+            raise ValueError(f"checker must be one of {', '.join(CHECKERS)} or the source of a checker program")
+        if float(timeout_s) <= 0 or int(memory_mb) < 32:
+            raise ValueError("timeout_s must be positive and memory_mb at least 32")
+        self.language = language
+        self.backend = backend
+        self.timeout_s = float(timeout_s)
+        self.memory_mb = int(memory_mb)
+        self.tests_field = tests_field
+        self.entry_point_field = entry_point_field
+        self.score = score
+        self.k = int(k)
+        self.checker = checker
+        self.rel_tol = float(rel_tol)
+        self.abs_tol = float(abs_tol)
+        self.prepend_prompt = prepend_prompt
+        self.output_bytes = int(output_bytes)
+        self.max_job_s = float(max_job_s)
+        self.compile_timeout_s = float(compile_timeout_s)
+        self.python = python
+        self._backend_override: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_backend_override"] = None
+        return state
+
+    # -- the batch path ---------------------------------------------------------------
+
+    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
+        start = time.perf_counter()
+        out: list[Verdict | None] = [None] * len(samples)
+        checks: dict[str, Check] = {}
+        owners: dict[str, list[int]] = {}
+        for i, sample in enumerate(samples):
+            try:
+                prepared = self._prepare(sample)
+            except Exception as exc:  # a verifier bug must not take the batch down
+                out[i] = error(f"code verifier failed: {type(exc).__name__}: {exc}")
+                continue
+            if isinstance(prepared, Verdict):
+                out[i] = prepared
+                continue
+            key, check = prepared
+            if key not in checks:  # GRPO groups repeat completions: run each distinct program once
+                checks[key] = check
+            owners.setdefault(key, []).append(i)
+        verdicts = self._drive(checks)
+        for key, indices in owners.items():
+            verdict = verdicts[key]
+            for n, i in enumerate(indices):
+                out[i] = verdict if n == 0 else copy.deepcopy(verdict)
+        elapsed = time.perf_counter() - start
+        for verdict in out:
+            if verdict is not None and not verdict.elapsed_s:
+                verdict.elapsed_s = elapsed / max(1, len(samples))
+        return [v if v is not None else error("code verifier produced no verdict") for v in out]
+
+    def _backend(self) -> Any:
+        if self._backend_override is not None:
+            return self._backend_override
+        from rewardsmith.sandbox.backend import get_backend
+
+        return get_backend(self.backend)
+
+    def _drive(self, checks: Mapping[str, Check]) -> dict[str, Verdict]:
+        """Advance every sample's check in lock-step, one ``run_batch`` per round of jobs."""
+        verdicts: dict[str, Verdict] = {}
+        waiting: dict[str, list[Job]] = {}
+        for key, check in checks.items():
+            self._advance(key, check, None, waiting, verdicts)
+        try:
+            backend = self._backend() if waiting else None
+        except Exception as exc:  # e.g. backend: docker with no engine: error verdicts, not a crash
+            backend = _Unavailable(f"{type(exc).__name__}: {exc}")
+        while waiting:
+            order = list(waiting.items())
+            jobs = [job for _, batch in order for job in batch]
+            results = _run_batch(backend, jobs)
+            # A sandbox error says nothing about the program (a runner died, a container was
+            # replaced): such jobs get one more try before they turn into error verdicts.
+            retry = [i for i, result in enumerate(results) if result.status == "error"]
+            if retry:
+                for i, result in zip(retry, _run_batch(backend, [jobs[i] for i in retry]), strict=True):
+                    results[i] = result
+            waiting = {}
+            offset = 0
+            for key, batch in order:
+                part = results[offset: offset + len(batch)]
+                offset += len(batch)
+                self._advance(key, checks[key], part, waiting, verdicts)
+        return verdicts
+
+    @staticmethod
+    def _advance(key: str, check: Check, results: list[ExecResult] | None, waiting: dict[str, list[Job]],
+                 verdicts: dict[str, Verdict]) -> None:
+        try:
+            jobs = next(check) if results is None else check.send(results)
+        except StopIteration as stop:
+            verdicts[key] = stop.value
+            return
+        except Exception as exc:
+            verdicts[key] = error(f"code verifier failed: {type(exc).__name__}: {exc}")
+            return
+        if jobs:
+            waiting[key] = jobs
+        else:
+            CodeVerifier._advance(key, check, [], waiting, verdicts)
+
+    # -- one sample ---------------------------------------------------------------------
+
+    def _prepare(self, sample: Sample) -> Verdict | tuple[str, Check]:
+        text = read_completion(sample)
+        if isinstance(text, Verdict):
+            return text
+        tests = sample.get(self.tests_field)
+        entry_point = sample.get(self.entry_point_field)
+        setup = sample.get("setup", sample.get("test_imports", sample.get("test_setup_code")))
+        try:
+            suite = normalize_tests(tests, entry_point=entry_point, setup=setup, pytest_source=sample.get("pytest"),
+                                    checker=self.checker)
+        except TestsError as exc:
+            return invalid_input(str(exc), tests_field=self.tests_field)
+        if self.language == "cpp" and suite.form != "stdio":
+            return invalid_input(f"language 'cpp' supports stdin/stdout tests only, got {suite.form} tests")
+        code = extract_code(text, self.language)
+        if not code.strip():
+            return Verdict(0.0, False, "no_answer", "no code found in the completion", {"tests": []})
+        prelude = ""
+        if self.language == "python" and suite.form in ("script", "call") and isinstance(sample.prompt, str):
+            code, prelude = assemble_code(code, sample.prompt, suite.entry_point, self.prepend_prompt)
+        key = json.dumps([code, prelude, suite.form, suite.code, suite.cases, suite.entry_point, suite.setup,
+                          suite.checker], sort_keys=True, default=repr)
+        if suite.form == "stdio":
+            check = self._check_stdio(code, suite)
+        elif suite.form == "pytest":
+            check = self._check_harness(code, suite, "")
+        else:
+            check = self._check_harness(code, suite, prelude)
+        return key, check
+
+    def _limits(self, wall_s: float, output_bytes: int | None = None, memory_mb: int | None = None) -> Limits:
+        return Limits(wall_s=wall_s, cpu_s=wall_s, memory_mb=memory_mb or self.memory_mb,
+                      output_bytes=output_bytes or self.output_bytes)
+
+    # -- assert scripts, function calls, pytest: one harness job ------------------------
+
+    def _check_harness(self, code: str, suite: TestSuite, prelude: str) -> Check:
+        nonce = secrets.token_hex(16)
+        payload: dict[str, Any] = {"nonce": nonce, "form": suite.form, "code": code, "timeout_s": self.timeout_s,
+                                   "output_bytes": self.output_bytes, "entry_point": suite.entry_point,
+                                   "setup": suite.setup, "prelude": prelude}
+        files: dict[str, str | bytes] = {}
+        env: dict[str, str] = {}
+        if suite.form == "script":
+            payload.update(_prepared_script(suite.code, suite.entry_point))
+            payload["imports"] = imports_of(suite.setup, suite.code, prelude)
+            count = len(payload["names"])
+        elif suite.form == "call":
+            payload["cases"] = [[case["args"], case["kwargs"]] for case in suite.cases]
+            payload["names"] = [call_name(suite.entry_point or "f", case) for case in suite.cases]
+            payload["imports"] = imports_of(suite.setup)
+            count = len(suite.cases)
+        else:
+            payload.update(_prepared_pytest(suite.code))
+            payload["tests"] = suite.code
+            payload["imports"] = imports_of(suite.code)
+            files["solution.py"] = code
+            env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+            count = max(1, suite.code.count("def test"))
+        # Every test has its own limit inside the harness; the job's wall clock is their sum
+        # (plus defining the solution and starting up), capped.
+        wall = min(self.timeout_s * (count + 2) + 2.0, self.max_job_s)
+        job = Job(command=[self.python, "-I", "-c", HARNESS_SOURCE], files=files, stdin=marshal.dumps(payload, 4),
+                  env=env, limits=self._limits(wall, output_bytes=self.output_bytes + 4096 * (count + 4)))
+        (result,) = yield [job]
+        records = parse_records(result.stdout, nonce)
+        tests = harness_tests(records, result, suite, self.rel_tol, self.abs_tol)
+        if isinstance(tests, Verdict):
+            return tests
+        return self._verdict(tests, suite, result.wall_s)
+
+    # -- stdin/stdout: one process per case, compared here ------------------------------
+
+    def _check_stdio(self, code: str, suite: TestSuite) -> Check:
+        checker = suite.checker or self.checker or "whitespace"
+        wall = 0.0
+        if self.language == "cpp":
+            compile_job = Job(
+                command=["sh", "-c", "g++ -O2 -std=c++17 -o solution solution.cpp 1>&2 && base64 -w0 solution"],
+                files={"solution.cpp": code},
+                limits=self._limits(self.compile_timeout_s, output_bytes=64 << 20, memory_mb=max(self.memory_mb, 2048)))
+            (compiled,) = yield [compile_job]
+            wall += compiled.wall_s
+            failure = compile_failure(compiled)
+            if failure is not None:
+                status, reason = failure
+                tests = [stdio_result(i, case, status, reason, compiled) for i, case in enumerate(suite.cases)]
+                return self._verdict(tests, suite, wall)
+            binary = base64.b64decode(compiled.stdout)
+            jobs = [Job(command=["sh", "-c", "chmod 700 solution && exec ./solution"], files={"solution": binary},
+                        stdin=case["input"], limits=self._limits(self.timeout_s + 0.5)) for case in suite.cases]
+        else:
+            jobs = [Job(command=[self.python, "solution.py"], files={"solution.py": code}, stdin=case["input"],
+                        limits=self._limits(self.timeout_s + 1.0)) for case in suite.cases]
+        results = yield jobs
+        wall += sum(r.wall_s for r in results)
+        tests: list[dict[str, Any]] = []
+        to_check: list[int] = []
+        for i, (case, result) in enumerate(zip(suite.cases, results, strict=True)):
+            status, reason = run_status(result, python=self.language == "python", timeout_s=self.timeout_s)
+            if status == "passed" and checker in CHECKERS:
+                if not check_output(checker, case["output"], result.stdout, self.rel_tol, max(self.abs_tol, 1e-6)):
+                    status, reason = "wrong_answer", f"output differs ({checker} checker)"
+            elif status == "passed":
+                to_check.append(i)
+            tests.append(stdio_result(i, case, status, reason, result))
+        if to_check:
+            checked = yield [self._checker_job(checker, suite.cases[i], results[i].stdout) for i in to_check]
+            for i, result in zip(to_check, checked, strict=True):
+                status, reason = checker_status(result)
+                tests[i]["status"], tests[i]["reason"] = status, reason
+        return self._verdict(tests, suite, wall)
+
+    def _checker_job(self, checker: str, case: dict[str, Any], actual: str) -> Job:
+        # The checker sees the expected output; it runs in its own job, never beside the candidate.
+        files: dict[str, str | bytes] = {"checker.py": checker, "input.txt": case["input"],
+                                         "expected.txt": case["output"], "actual.txt": actual}
+        return Job(command=[self.python, "checker.py", "input.txt", "expected.txt", "actual.txt"], files=files,
+                   limits=self._limits(self.timeout_s + 2.0))
+
+    # -- scoring ------------------------------------------------------------------------------
+
+    def _verdict(self, tests: list[dict[str, Any]], suite: TestSuite, wall_s: float) -> Verdict:
+        return score_tests(tests, self.score, self.k, form=suite.form, language=self.language, elapsed_s=wall_s)
+
+
+# -- pure helpers (host side) -------------------------------------------------------------
+
+
+@lru_cache(maxsize=512)
+def _prepared_script_cached(tests: str, entry_point: str | None) -> str:
+    return json.dumps(prepare_script(tests, entry_point))
+
+
+def _prepared_script(tests: str, entry_point: str | None) -> dict[str, Any]:
+    """The harness's view of an assert script, rewritten once per distinct test code (GRPO repeats it)."""
+    return json.loads(_prepared_script_cached(tests, entry_point))
+
+
+@lru_cache(maxsize=512)
+def _prepared_pytest_cached(tests: str) -> str:
+    return json.dumps(prepare_pytest(tests))
+
+
+def _prepared_pytest(tests: str) -> dict[str, Any]:
+    return json.loads(_prepared_pytest_cached(tests))
+
+
+class _Unavailable:
+    """Stands in for a backend that could not be started: every job is a sandbox error."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def run_batch(self, jobs: Sequence[Job]) -> list[ExecResult]:
+        return [ExecResult("error", error=f"sandbox backend unavailable: {self.reason}") for _ in jobs]
+
+
+def _run_batch(backend: Any, jobs: list[Job]) -> list[ExecResult]:
+    """The backend's results, or one ``error`` result per job when the backend itself fails."""
+    try:
+        results = list(backend.run_batch(jobs))
+        if len(results) != len(jobs):
+            raise RuntimeError(f"backend returned {len(results)} results for {len(jobs)} jobs")
+        return results
+    except Exception as exc:
+        return [ExecResult("error", error=f"sandbox backend failed: {type(exc).__name__}: {exc}") for _ in jobs]
+
+
+@dataclass
+class Records:
+    """What a harness run reported, read from its stdout; only lines with the job's nonce count."""
+
+    plan: list[str] | None = None
+    ready: bool = False
+    tests: dict[int, dict[str, Any]] = field(default_factory=dict)
+    done: bool = False
+    tamper: str = ""
+    problems: list[str] = field(default_factory=list)  # harness or sandbox failures
+    forged: int = 0  # RESULT lines with a wrong nonce (a candidate printing fake records)
+
+
+def parse_records(stdout: str, nonce: str) -> Records:
+    """Collect the harness's ``RESULT <nonce> <json>`` lines. Exactly one record per test, one
+    plan and one end: a duplicate means something other than the harness wrote with the
+    nonce, so the whole run counts as tampered."""
+    records = Records()
+    prefix = f"{_MARK} {nonce} "
+    plans = 0
+    for line in stdout.splitlines():
+        if not line.startswith(_MARK + " "):
+            continue
+        if not line.startswith(prefix):
+            records.forged += 1
+            continue
+        try:
+            data = json.loads(line[len(prefix):])
+        except json.JSONDecodeError:
+            records.tamper = records.tamper or "tampering: a malformed result record"
+            continue
+        if not isinstance(data, dict):
+            continue
+        if data.get("ready"):
+            records.ready = True
+        if "plan" in data:
+            plans += 1
+            if plans > 1:
+                records.tamper = records.tamper or "tampering: more than one test plan"
+            records.plan = [str(n) for n in data["plan"]]
+        elif "done" in data:
+            if records.done:
+                records.tamper = records.tamper or "tampering: the run ended twice"
+            records.done = True
+            records.tamper = records.tamper or str(data.get("tamper") or "")
+        elif "i" in data:
+            index = int(data["i"])
+            if index in records.tests:
+                records.tamper = records.tamper or f"tampering: test {index + 1} was reported twice"
+            records.tests[index] = data
+        for key in ("harness_error", "sandbox_error"):
+            if key in data:
+                records.problems.append(str(data[key]))
+    return records
+
+
+def harness_tests(records: Records, result: ExecResult, suite: TestSuite, rel_tol: float = 1e-6,
+                  abs_tol: float = 1e-9) -> list[dict[str, Any]] | Verdict:
+    """Per-test results of a harness run, or an ``error`` verdict when the sandbox failed."""
+    if result.status == "error":
+        return error(f"sandbox error: {result.error or 'the sandbox failed'}", tests=[])
+    if records.problems:
+        return error(f"sandbox error: {records.problems[0]}", tests=[])
+    if records.plan is None:
+        if suite.form == "pytest" and (records.done or records.ready):
+            records.plan = ["collection"]  # the candidate ran (at import) and stopped pytest before it listed tests
+        else:
+            tail = (result.stderr or result.error)[-300:]
+            return error(f"the test harness did not start (exit code {result.exit_code}, {result.status}): {tail}",
+                         tests=[])
+    tests = []
+    missing_status = _EXEC_TO_TEST.get(result.status, "runtime_error")
+    for k, name in enumerate(records.plan):
+        data = records.tests.get(k)
+        if data is None:
+            reason = _missing_reason(result)
+            tests.append({"name": name, "status": missing_status, "reason": reason, "stdout": "", "stderr": ""})
+            continue
+        test = {"name": str(data.get("name", name)), "status": str(data.get("status", "runtime_error")),
+                "reason": str(data.get("reason", "")), "stdout": str(data.get("stdout", "")),
+                "stderr": str(data.get("stderr", "")), "time_s": data.get("time_s")}
+        if suite.form == "call":
+            _judge_call(test, data, suite.cases[k], rel_tol, abs_tol)
+        if test["status"] not in (*TEST_STATUSES, "skipped"):
+            test["status"] = "runtime_error"
+        tests.append(test)
+    if records.tamper:
+        for test in tests:
+            if test["status"] in ("passed", "skipped"):
+                test["status"] = "wrong_answer"
+            test["reason"] = records.tamper
+            test["tampering"] = True
+    return tests
+
+
+def _missing_reason(result: ExecResult) -> str:
+    if result.status == "timeout":
+        return f"the run was killed at its {result.wall_s:.1f}s wall-clock limit before this test finished"
+    if result.status == "memory":
+        return "the run was killed for exceeding its memory limit before this test finished"
+    if result.status == "output_limit":
+        return "the run printed more than its output limit before this test finished"
+    return f"the program exited (exit code {result.exit_code}) before this test finished"
+
+
+def _judge_call(test: dict[str, Any], data: Mapping[str, Any], case: Mapping[str, Any], rel_tol: float,
+                abs_tol: float) -> None:
+    """Compare a returned value with the expected one, here on the host (the candidate never saw it)."""
+    if test["status"] != "returned":
+        return
+    actual = decode_value(data.get("value"))
+    expected = case["expected"]
+    test["got"], test["expected"] = short(actual), short(expected)
+    if values_equal(actual, expected, rel_tol, abs_tol):
+        test["status"], test["reason"] = "passed", ""
+    else:
+        test["status"], test["reason"] = "wrong_answer", f"returned {short(actual)}, expected {short(expected)}"
+
+
+def call_name(entry_point: str, case: Mapping[str, Any]) -> str:
+    parts = [repr(a) for a in case.get("args", [])] + [f"{k}={v!r}" for k, v in case.get("kwargs", {}).items()]
+    return short(f"{entry_point}({', '.join(parts)})", 160)
+
+
+def compile_failure(result: ExecResult) -> tuple[str, str] | None:
+    """Status and reason when a C++ compile job did not yield a binary, else None."""
+    if result.status == "error":
+        return "sandbox_error", result.error or "the sandbox failed while compiling"
+    if result.status == "ok" and result.exit_code == 0 and result.stdout.strip():
+        return None
+    if result.exit_code == 127 or "g++: not found" in result.stderr:
+        return "sandbox_error", "g++ is not available in the sandbox"
+    if result.status == "timeout":
+        return "compile_error", "compilation exceeded its time limit"
+    return "compile_error", _head(result.stderr) or f"compilation failed ({result.status})"
+
+
+def run_status(result: ExecResult, python: bool = True, timeout_s: float = 0.0) -> tuple[str, str]:
+    """A stdin/stdout run's status before its output is checked (``passed`` = ran cleanly)."""
+    if result.status == "timeout" and timeout_s:
+        return "timeout", f"exceeded the {timeout_s:g}s time limit"
+    if result.status != "ok":
+        status = _EXEC_TO_TEST[result.status]
+        return status, result.error if status == "sandbox_error" else _missing_reason(result).split(" before")[0]
+    if result.exit_code == 0:
+        return "passed", ""
+    stderr = result.stderr
+    if python and _COMPILE_ERROR.search(stderr):
+        return "compile_error", _tail(stderr)
+    said = _tail(stderr)
+    return "runtime_error", f"exit code {result.exit_code}" + (f": {said}" if said else "")
+
+
+def checker_status(result: ExecResult) -> tuple[str, str]:
+    """A custom checker's decision: exit 0 accepts, any other exit rejects (a checker that chokes
+    on garbage output is rejecting it); a checker that does not finish is a sandbox error."""
+    if result.status != "ok":
+        return "sandbox_error", f"the checker did not finish ({result.status}) {result.error}".strip()
+    if result.exit_code == 0:
+        return "passed", ""
+    said = _tail(result.stdout or result.stderr)
+    return "wrong_answer", f"rejected by the checker (exit code {result.exit_code})" + (f": {said}" if said else "")
+
+
+def stdio_result(i: int, case: Mapping[str, Any], status: str, reason: str, result: ExecResult) -> dict[str, Any]:
+    name = f"case {i + 1}: input {short(' '.join(case['input'].split()), 60)}"
+    return {"name": name, "status": status, "reason": reason,
+            "stdout": _excerpt(result.stdout), "stderr": _excerpt(result.stderr),
+            "expected": _excerpt(case["output"]), "time_s": round(result.wall_s, 4)}
+
+
+def _excerpt(text: str) -> str:
+    return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "…"
+
+
+def _head(text: str, limit: int = 300) -> str:
+    text = _WORKDIR_PATH.sub(r'File "\1"', text.strip())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _tail(text: str, limit: int = 300) -> str:
+    text = _WORKDIR_PATH.sub(r'File "\1"', text.strip())
+    return text if len(text) <= limit else "…" + text[-limit:]
+
+
+def score_tests(tests: list[dict[str, Any]], mode: str, k: int = 1, **details: Any) -> Verdict:
+    """Score per-test results: ``all``, ``fraction`` or ``first_k``; any sandbox error is an error verdict."""
+    counted = [t for t in tests if t["status"] != "skipped"]
+    total = len(counted)
+    passed = sum(t["status"] == "passed" for t in counted)
+    elapsed = float(details.pop("elapsed_s", 0.0) or 0.0)
+    info = {"tests": tests, "passed": passed, "total": total, **details}
+    if any(t.get("tampering") for t in tests):
+        info["tampering"] = True
+    broken = next((t for t in counted if t["status"] == "sandbox_error"), None)
+    if broken is not None:
+        verdict = error(f"sandbox error in {broken['name']}: {broken['reason']}", **info)
+        verdict.elapsed_s = elapsed
+        return verdict
+    if total == 0:
+        return Verdict(0.0, False, "ok", "no test ran", info, elapsed)
+    if mode == "fraction":
+        score = passed / total
+    elif mode == "first_k":
+        score = float(all(t["status"] == "passed" for t in counted[:k]))
+    else:
+        score = float(passed == total)
+    failing = next(((n, t) for n, t in enumerate(counted) if t["status"] != "passed"), None)
+    if failing is None:
+        feedback = f"all {total} tests passed" if total > 1 else "the test passed"
+    else:
+        n, test = failing
+        reason = f": {test['reason']}" if test["reason"] else ""
+        feedback = short(f"test {n + 1}/{total} failed ({test['status']}): {test['name']}{reason}", 400)
+    return Verdict(score, passed == total, "ok", feedback, info, elapsed)

@@ -1,0 +1,406 @@
+"""Pure helpers of the ``code`` verifier: find the code, normalise the tests, compare results.
+
+Everything here runs on the host and never executes candidate code. Datasets store
+tests in many shapes (HumanEval ``check`` scripts, MBPP ``test_list``, function-call
+cases, stdin/stdout cases, pytest files, JSON strings of any of these); they are all
+turned into one :class:`TestSuite` so the verifier has a single path per form.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+Form = Literal["script", "call", "stdio", "pytest"]
+CHECKERS = ("exact", "whitespace", "float", "tokens_ci")
+
+LANGUAGE_TAGS = {
+    "python": ("python", "python3", "py", "py3"),
+    "cpp": ("cpp", "c++", "cc", "cxx", "hpp"),
+}
+
+_FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.M | re.S)
+
+
+class TestsError(ValueError):
+    """The sample's tests are missing or cannot be understood (an ``invalid_input`` row)."""
+
+
+@dataclass
+class TestSuite:
+    """One sample's tests in a single shape.
+
+    ``script``: ``code`` is test source (asserts, or a ``check(candidate)`` function run on
+    ``entry_point``); ``call``: ``cases`` of ``{"args", "kwargs", "expected"}`` on
+    ``entry_point``; ``stdio``: ``cases`` of ``{"input", "output"}``; ``pytest``: ``code`` is
+    a pytest file importing the candidate from ``solution.py``.
+    """
+
+    form: Form
+    code: str = ""
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    entry_point: str | None = None
+    setup: str = ""
+    checker: str | None = None
+
+    def wire(self) -> dict[str, Any]:
+        """What the sandbox harness needs: never the expected values of call or stdio cases."""
+        cases = [{"args": c.get("args", []), "kwargs": c.get("kwargs", {})} for c in self.cases]
+        return {"form": self.form, "code": self.code, "cases": cases, "entry_point": self.entry_point,
+                "setup": self.setup}
+
+
+# -- the candidate's code -----------------------------------------------------------
+
+
+def extract_code(text: str, language: str = "python") -> str:
+    """The last fenced block tagged with ``language`` (or untagged), else the whole text.
+
+    An unterminated last fence (a generation cut off by the length limit) still counts,
+    from its opening line to the end.
+    """
+    tags = LANGUAGE_TAGS.get(language, (language,))
+    found = None
+    for match in _FENCE.finditer(text):
+        tag = match.group(1).lower()
+        if tag in tags or tag == "":
+            found = match.group(2)
+    return text if found is None else found
+
+
+@lru_cache(maxsize=1024)
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def defines(code: str, name: str) -> bool:
+    """Whether ``code`` defines ``name`` at the start of a line (def, async def, class or assignment).
+
+    A regular expression rather than a parse: a candidate that does not parse must still
+    get its prompt prepended (or not) the same way, and get its compile error.
+    """
+    pattern = rf"^(?:async[ \t]+)?(?:def|class)[ \t]+{re.escape(name)}\b|^{re.escape(name)}[ \t]*="
+    return re.search(pattern, code, re.M) is not None
+
+
+def assemble_code(code: str, prompt: str, entry_point: str | None, prepend: bool | str) -> tuple[str, str]:
+    """The program to run and the trusted prelude (the prompt, when it is Python) for the tests.
+
+    ``prepend="auto"`` acts only when the prompt is valid Python on its own (a HumanEval
+    prompt: imports, helpers, a signature with its docstring). A completion that does not
+    define ``entry_point`` is then the body of the prompt's function, so the prompt goes
+    first; one that does define it still gets the prompt in front, so the imports and helper
+    functions the prompt declares (``from typing import List``, ``encode_cyclic``) exist, as
+    they would in the file the model was asked to complete.
+    """
+    if prepend is False or not prompt:
+        return code, ""
+    prompt_ok = _parses(prompt)
+    if prepend is True:
+        return prompt + code, prompt if prompt_ok else ""
+    if not prompt_ok or not entry_point:  # a chat-style prompt in words is never code to run
+        return code, ""
+    if not defines(code, entry_point):
+        return prompt + code, prompt
+    return prompt.rstrip("\n") + "\n\n" + code, prompt
+
+
+# -- the tests --------------------------------------------------------------------
+
+
+def normalize_tests(
+    tests: Any,
+    *,
+    entry_point: str | None = None,
+    setup: str | Sequence[str] | None = None,
+    pytest_source: str | None = None,
+    checker: str | None = None,
+) -> TestSuite:
+    """Turn a dataset's ``tests`` value (any supported shape, or a JSON string of one) into a suite.
+
+    Raises :class:`TestsError` with a reason when the tests are missing or malformed.
+    """
+    setup_code = _as_code(setup)
+    if tests is None or (isinstance(tests, str) and not tests.strip()):
+        if pytest_source:
+            return TestSuite("pytest", code=pytest_source, setup=setup_code)
+        raise TestsError("sample has no tests")
+    if isinstance(tests, str | bytes):
+        tests = _maybe_json(tests.decode() if isinstance(tests, bytes) else tests)
+    if isinstance(tests, str):
+        return _script(tests, entry_point, setup_code)
+    if isinstance(tests, Mapping):
+        return _from_mapping(tests, entry_point, setup_code, checker)
+    if isinstance(tests, Sequence):
+        return _from_list(list(tests), entry_point, setup_code, checker)
+    raise TestsError(f"tests must be a string, a list or a mapping, got {type(tests).__name__}")
+
+
+def _maybe_json(text: str) -> Any:
+    stripped = text.strip()
+    if stripped[:1] in ("[", "{", '"'):
+        try:
+            return json.loads(stripped)
+        except json.JSONDecodeError:
+            if stripped[:1] in ("{", '"'):
+                raise TestsError("tests look like JSON but do not parse") from None
+            # "[...]" can be Python too: an assert script starting with a list is unusual but legal.
+    return text
+
+
+def _as_code(value: str | Sequence[str] | None) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return "\n".join(str(line) for line in value)
+
+
+def _script(code: str, entry_point: str | None, setup: str) -> TestSuite:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        raise TestsError(f"test code does not parse: {exc.msg} (line {exc.lineno})") from None
+    defines_check = any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body)
+    if defines_check and not entry_point:
+        raise TestsError("test code defines check(candidate) but the sample has no entry_point")
+    has_assert = any(isinstance(n, ast.Assert) for n in ast.walk(tree))
+    if not (defines_check or has_assert):
+        raise TestsError("test code has no assert and no check(candidate) function")
+    return TestSuite("script", code=code, entry_point=entry_point, setup=setup)
+
+
+def _from_list(items: list[Any], entry_point: str | None, setup: str, checker: str | None) -> TestSuite:
+    if not items:
+        raise TestsError("tests are an empty list")
+    if all(isinstance(item, str) for item in items):
+        return _script("\n".join(items), entry_point, setup)
+    if not all(isinstance(item, Mapping) for item in items):
+        raise TestsError("a list of tests must hold only strings (asserts) or only objects (cases)")
+    if all("output" in item or "stdout" in item for item in items):
+        return TestSuite("stdio", cases=[_stdio_case(item) for item in items], setup=setup, checker=checker)
+    if all("expected" in item for item in items):
+        if not entry_point:
+            raise TestsError("function-call cases need an entry_point naming the function to call")
+        return TestSuite("call", cases=[_call_case(item) for item in items], entry_point=entry_point, setup=setup)
+    keys = sorted({key for item in items for key in item})
+    raise TestsError(f"cannot tell the test form from case keys {keys}; "
+                     "expected input/output (stdin/stdout) or args/kwargs/expected (function call)")
+
+
+def _from_mapping(tests: Mapping[str, Any], entry_point: str | None, setup: str, checker: str | None) -> TestSuite:
+    entry_point = tests.get("entry_point", entry_point)
+    setup = _as_code(tests.get("setup", tests.get("test_imports"))) or setup
+    checker = tests.get("checker", checker)
+    if "pytest" in tests:
+        if not isinstance(tests["pytest"], str) or not tests["pytest"].strip():
+            raise TestsError("'pytest' must hold the source of a test file")
+        return TestSuite("pytest", code=tests["pytest"], setup=setup)
+    if "inputs" in tests and "outputs" in tests:  # APPS / TACO stdin-stdout layout
+        inputs, outputs = tests["inputs"], tests["outputs"]
+        if not isinstance(inputs, list) or not isinstance(outputs, list) or len(inputs) != len(outputs):
+            raise TestsError("'inputs' and 'outputs' must be lists of the same length")
+        cases = [{"input": i, "output": o} for i, o in zip(inputs, outputs, strict=True)]
+        return _from_list(cases, entry_point, setup, checker)
+    for key in ("cases", "tests", "test_list"):
+        if key in tests:
+            suite = normalize_tests(tests[key], entry_point=entry_point, setup=setup, checker=checker)
+            suite.checker = suite.checker or checker
+            return suite
+    for key in ("test", "code", "script"):
+        if isinstance(tests.get(key), str):
+            return _script(tests[key], entry_point, setup)
+    raise TestsError(f"cannot find tests in a mapping with keys {sorted(tests)}")
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, list):  # some datasets store lines
+        return "\n".join(map(str, value))
+    return "" if value is None else str(value)
+
+
+def _stdio_case(item: Mapping[str, Any]) -> dict[str, Any]:
+    expected = item.get("output", item.get("stdout"))
+    return {"input": _text(item.get("input", item.get("stdin"))), "output": _text(expected)}
+
+
+def _call_case(item: Mapping[str, Any]) -> dict[str, Any]:
+    args = item.get("args", [])
+    kwargs = item.get("kwargs", {}) or {}
+    if not isinstance(args, list | tuple):
+        args = [args]
+    if not isinstance(kwargs, Mapping):
+        raise TestsError("a function-call case's 'kwargs' must be an object")
+    return {"args": list(args), "kwargs": dict(kwargs), "expected": item["expected"]}
+
+
+# -- comparing results on the host -----------------------------------------------
+
+
+def decode_value(value: Any) -> Any:
+    """Undo the harness's tagging of values JSON cannot hold (tuples, sets, non-str keys, nan)."""
+    if isinstance(value, list):
+        return [decode_value(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if len(value) == 1:
+        (tag, inner), = value.items()
+        if tag == "$tuple":
+            return tuple(decode_value(v) for v in inner)
+        if tag == "$set":
+            return _to_set([decode_value(v) for v in inner])
+        if tag == "$dict":
+            return {_freeze(decode_value(k)): decode_value(v) for k, v in inner}
+        if tag == "$float":
+            return float(inner)
+        if tag == "$complex":
+            return complex(inner[0], inner[1])
+        if tag == "$bytes":
+            return bytes.fromhex(inner)
+        if tag == "$str":  # a real dict whose only key looked like a tag
+            return {k: decode_value(v) for k, v in inner.items()}
+    if "$repr" in value:
+        return Opaque(value["$repr"], value.get("$type", "?"))
+    return {k: decode_value(v) for k, v in value.items()}
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A value the harness could not serialise (shown by repr); it equals nothing."""
+
+    text: str
+    type_name: str
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name}: {self.text}>"
+
+
+def _to_set(items: list[Any]) -> set[Any] | list[Any]:
+    try:
+        return set(map(_freeze, items))
+    except TypeError:  # unhashable elements cannot have come from a real set; keep them listed
+        return items
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def values_equal(actual: Any, expected: Any, rel_tol: float = 1e-6, abs_tol: float = 1e-9) -> bool:
+    """Deep equality for a returned value against a JSON-born expected one.
+
+    Floats within tolerance; tuples equal lists (JSON has no tuples); a set equals a list
+    of the same elements; bool is never an int (``True`` is not ``1``); an :class:`Opaque`
+    value equals nothing.
+    """
+    if isinstance(actual, Opaque) or isinstance(expected, Opaque):
+        return False
+    if isinstance(actual, bool) or isinstance(expected, bool):
+        return type(actual) is type(expected) and actual == expected
+    if isinstance(actual, int | float) and isinstance(expected, int | float):
+        if isinstance(actual, int) and isinstance(expected, int):
+            return actual == expected
+        if math.isnan(actual) or math.isnan(expected):
+            return math.isnan(actual) and math.isnan(expected)
+        return math.isclose(actual, expected, rel_tol=rel_tol, abs_tol=abs_tol)
+    if isinstance(actual, complex) or isinstance(expected, complex):
+        return isinstance(actual, complex | int | float) and isinstance(expected, complex | int | float) and \
+            abs(complex(actual) - complex(expected)) <= max(rel_tol * abs(complex(expected)), abs_tol)
+    if isinstance(actual, set | frozenset):
+        if isinstance(expected, list | tuple | set | frozenset):
+            try:
+                return actual == set(map(_freeze, expected))
+            except TypeError:
+                return False
+        return False
+    if isinstance(actual, list | tuple) and isinstance(expected, list | tuple):
+        return len(actual) == len(expected) and all(
+            values_equal(a, e, rel_tol, abs_tol) for a, e in zip(actual, expected, strict=True))
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        if len(actual) != len(expected):
+            return False
+        keys = {_key(k): k for k in actual}
+        for key, value in expected.items():
+            match = keys.get(_key(key))
+            if match is None or not values_equal(actual[match], value, rel_tol, abs_tol):
+                return False
+        return True
+    return type(actual) is type(expected) and actual == expected
+
+
+def _key(key: Any) -> str:
+    # JSON object keys are strings: {1: "a"} from the candidate equals {"1": "a"} from the dataset.
+    return key if isinstance(key, str) else json.dumps(key, default=repr)
+
+
+def short(value: Any, limit: int = 120) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- stdin/stdout checkers --------------------------------------------------------
+
+
+def _normalize_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def check_exact(expected: str, actual: str) -> bool:
+    """Identical text, up to line endings (CRLF vs LF) and trailing newlines."""
+    return _normalize_newlines(expected).rstrip("\n") == _normalize_newlines(actual).rstrip("\n")
+
+
+def check_whitespace(expected: str, actual: str) -> bool:
+    """The same whitespace-separated tokens: spacing, blank lines and line breaks do not matter."""
+    return expected.split() == actual.split()
+
+
+def check_tokens_ci(expected: str, actual: str) -> bool:
+    """The same tokens, ignoring case (``YES`` = ``yes``)."""
+    return [t.casefold() for t in expected.split()] == [t.casefold() for t in actual.split()]
+
+
+def check_float(expected: str, actual: str, rel_tol: float = 1e-6, abs_tol: float = 1e-6) -> bool:
+    """Token-wise: numbers within tolerance, other tokens equal."""
+    want, got = expected.split(), actual.split()
+    if len(want) != len(got):
+        return False
+    for w, g in zip(want, got, strict=True):
+        if w == g:
+            continue
+        try:
+            a, b = float(w), float(g)
+        except ValueError:
+            return False
+        if math.isnan(a) or math.isnan(b) or not math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol):
+            return False
+    return True
+
+
+def check_output(checker: str, expected: str, actual: str, rel_tol: float = 1e-6, abs_tol: float = 1e-6) -> bool:
+    """Apply a named checker (``exact``, ``whitespace``, ``float``, ``tokens_ci``)."""
+    if checker == "exact":
+        return check_exact(expected, actual)
+    if checker == "whitespace":
+        return check_whitespace(expected, actual)
+    if checker == "tokens_ci":
+        return check_tokens_ci(expected, actual)
+    if checker == "float":
+        return check_float(expected, actual, rel_tol, abs_tol)
+    raise ValueError(f"unknown checker {checker!r}; choose one of {', '.join(CHECKERS)} or give checker source")
+
+
+def is_builtin_checker(checker: str | None) -> bool:
+    return checker is None or checker in CHECKERS
