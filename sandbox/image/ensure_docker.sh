@@ -139,14 +139,35 @@ stop_our_dockerd() {  # only the daemon this script started, by its pid
     rm -f /var/run/docker.pid
 }
 
+# dockerd processes that are alive (a killed daemon whose parent never reaped it is a zombie
+# that pgrep still lists; waiting for it to answer would only time out).
+live_dockerd() {
+    local pid
+    for pid in $(pgrep -x dockerd 2>/dev/null); do
+        [ "$(ps -o stat= -p "$pid" 2>/dev/null | cut -c1)" = "Z" ] || echo "$pid"
+    done
+}
+
 if ! engine_up; then
-    if pgrep -x dockerd >/dev/null 2>&1; then
+    if [ -n "$(live_dockerd)" ]; then
         # Someone else's daemon is (re)starting: wait for it rather than start a second one.
         log "a dockerd is already running but not answering yet; waiting up to ${start_wait_s} s"
         wait_engine "" "$start_wait_s" ||
-            fail "the running dockerd (pid $(pgrep -x dockerd | tr '\n' ' ')) does not answer: $(timeout 10 docker info 2>&1 | tail -n 2 | tr '\n' ' ')" \
+            fail "the running dockerd (pid $(live_dockerd | tr '\n' ' ')) does not answer: $(timeout 10 docker info 2>&1 | tail -n 2 | tr '\n' ' ')" \
                 "if the client is the problem (API version), put /usr/bin/docker first on PATH; else stop that dockerd (kill its pid) and rerun this script"
     else
+        # A daemon killed without cleaning up (the machine's processes ended, kill -9) leaves pid
+        # files behind; a new dockerd then waits on a containerd that no longer runs and times out.
+        for pidfile in /var/run/docker.pid /var/run/docker/containerd/containerd.pid; do
+            if [ -f "$pidfile" ]; then
+                old="$(cat "$pidfile" 2>/dev/null || true)"
+                if [ -z "$old" ] || ! kill -0 "$old" 2>/dev/null \
+                        || [ "$(ps -o stat= -p "$old" 2>/dev/null | cut -c1)" = "Z" ]; then
+                    log "removing stale $pidfile (pid ${old:-?} is gone)"
+                    rm -f "$pidfile"
+                fi
+            fi
+        done
         # Try the flags that last worked here first, then the default driver (overlay2),
         # then vfs (slower and bigger, but works on any file system, e.g. nested overlay).
         candidates=()
