@@ -4,7 +4,7 @@ A job costs one round trip over the container's attached stdin/stdout (no contai
 start, no ``docker exec``): the runner (sandbox/runner.py, handed to ``python3 -c``
 so the image stays generic) is the container's PID 1 and starts a fresh child per
 job. Every container: no network, read-only root, tmpfs /work and /tmp emptied
-between jobs, a non-root user, all capabilities dropped, no-new-privileges, pids,
+between jobs, a non-root uid of its own, all capabilities dropped, no-new-privileges, pids,
 memory and CPU limits. A container that misbehaves (its runner stops answering, a
 process survives a job, files are left behind, it dies) is replaced. ``strict``
 mode uses one fresh container per job. Containers are removed on close, and are
@@ -18,6 +18,7 @@ import contextlib
 import json
 import os
 import queue
+import secrets
 import socket
 import struct
 import threading
@@ -32,7 +33,10 @@ from rewardsmith.sandbox.limits import ExecResult, Job
 from rewardsmith.sandbox.runner import HEADER
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text()
-SANDBOX_UID = 10001
+# Each container runs as its own unprivileged uid: RLIMIT_NPROC counts processes per uid
+# across the whole machine, so with one shared uid a fork bomb in one container would make
+# fork() fail in the jobs of every other container. (10001 is the image's named user.)
+UID_RANGE = range(20000, 60000)
 LABEL = "rewardsmith.sandbox"
 _GRACE_S = 5.0  # beyond a job's wall limit, how long we wait for the runner itself
 _MUX = struct.Struct(">BxxxL")  # docker's stdout/stderr multiplexing header
@@ -47,12 +51,13 @@ class _Container:
 
     def __init__(self, client: Any, image: str, memory_mb: int, pids: int, cpus: float) -> None:
         api = client.api
+        self.uid = uid = secrets.choice(UID_RANGE)
         host_config = api.create_host_config(
             network_mode="none",
             read_only=True,
             tmpfs={
-                "/work": f"rw,exec,nosuid,nodev,size=256m,uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0700",
-                "/tmp": f"rw,exec,nosuid,nodev,size=64m,uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0700",
+                "/work": f"rw,exec,nosuid,nodev,size=256m,uid={uid},gid={uid},mode=0700",
+                "/tmp": f"rw,exec,nosuid,nodev,size=64m,uid={uid},gid={uid},mode=0700",
             },
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
@@ -66,7 +71,7 @@ class _Container:
         created = api.create_container(
             image,
             command=["python3", "-I", "-c", RUNNER_SOURCE, "/work", "--kill-all", "--fork-python", "--scratch", "/tmp"],
-            user=f"{SANDBOX_UID}:{SANDBOX_UID}",
+            user=f"{uid}:{uid}",
             working_dir="/work",
             stdin_open=True,
             tty=False,

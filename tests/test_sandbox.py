@@ -13,6 +13,7 @@ import socket
 import stat
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -212,8 +213,10 @@ def test_docker_container_is_locked_down():
         )
         result = backend.run(py(code))
         uid_gid, cap_eff, no_new_privs, cwd = result.stdout.split("\n")[:4]
-        assert uid_gid == "10001 10001" and cap_eff == "0000000000000000" and no_new_privs == "1" and cwd == "/work"
+        uid, gid = map(int, uid_gid.split())
+        assert uid == gid and uid >= 1000 and cap_eff == "0000000000000000" and no_new_privs == "1" and cwd == "/work"
         inspect = backend.client.api.inspect_container(backend.container_ids()[0])
+        assert inspect["Config"]["User"] == f"{uid}:{uid}"
         host = inspect["HostConfig"]
         assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True and host["CapDrop"] == ["ALL"]
         assert host["PidsLimit"] > 0 and host["Memory"] > 0 and set(host["Tmpfs"]) == {"/work", "/tmp"}
@@ -358,3 +361,24 @@ def test_local_runners_outlive_the_batch_threads_that_started_them():
             results = backend.run_batch([py(f"print({round_ * 10 + i})") for i in range(4)])
             assert [r.stdout for r in results] == [f"{round_ * 10 + i}\n" for i in range(4)], results
             time.sleep(0.3)  # the batch's threads are gone by now
+
+
+def test_docker_containers_do_not_share_a_process_quota():
+    """A fork bomb in one container must not make fork() fail in another (RLIMIT_NPROC is per uid)."""
+    backend = _docker_backend()
+    try:
+        backend.warm(2)
+        bomb = py("import os, time\nfor _ in range(200):\n    try:\n        os.fork() or time.sleep(3)\n"
+                  "    except OSError:\n        pass\ntime.sleep(3)\n", wall_s=3.0, processes=64)
+        forker = py("import os\npids = [os.fork() or os._exit(0) for _ in range(20)]\nprint('forked', len(pids))")
+        import threading
+
+        box = {}
+        thread = threading.Thread(target=lambda: box.setdefault("bomb", backend.run(bomb)))
+        thread.start()
+        time.sleep(1.0)  # the bomb has used up its quota by now
+        box["forker"] = backend.run(forker)
+        thread.join()
+        assert box["forker"].stdout == "forked 20\n", box["forker"]
+    finally:
+        backend.close()
