@@ -6,7 +6,9 @@ import atexit
 import os
 import threading
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 from rewardsmith.sandbox.limits import ExecResult, Job, Limits
@@ -22,6 +24,21 @@ class Backend(Protocol):
     def run_batch(self, jobs: Sequence[Job]) -> list[ExecResult]: ...
 
     def close(self) -> None: ...
+
+
+class ConcurrentBatches(ABC):
+    """``run_batch`` for a backend whose ``run`` is thread-safe and bounded by ``concurrency``."""
+
+    concurrency: int
+
+    @abstractmethod
+    def run(self, job: Job) -> ExecResult: ...
+
+    def run_batch(self, jobs: Sequence[Job]) -> list[ExecResult]:
+        if len(jobs) <= 1:
+            return [self.run(job) for job in jobs]
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(jobs))) as executor:
+            return list(executor.map(self.run, jobs))
 
 
 _backends: dict[str, Backend] = {}

@@ -23,12 +23,11 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.sandbox.backend import image_name
+from rewardsmith.sandbox.backend import ConcurrentBatches, image_name
 from rewardsmith.sandbox.limits import ExecResult, Job
 from rewardsmith.sandbox.runner import HEADER
 
@@ -147,7 +146,7 @@ class _Container:
             self.api.remove_container(self.id, force=True)
 
 
-class DockerBackend:
+class DockerBackend(ConcurrentBatches):
     """Warm container pool; ``run`` is thread-safe, ``run_batch`` fills the pool."""
 
     name = "docker"
@@ -211,12 +210,6 @@ class DockerBackend:
             result.details["backend"] = "docker"
             result.details["roundtrip_s"] = time.monotonic() - start
             return result
-
-    def run_batch(self, jobs: Sequence[Job]) -> list[ExecResult]:
-        if len(jobs) <= 1:
-            return [self.run(job) for job in jobs]
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(jobs))) as executor:
-            return list(executor.map(self.run, jobs))
 
     def _checkout(self) -> _Container:
         if self._closed:

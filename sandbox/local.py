@@ -20,10 +20,10 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from rewardsmith.sandbox.backend import ConcurrentBatches
 from rewardsmith.sandbox.limits import ExecResult, Job, Limits
 from rewardsmith.sandbox.runner import read_frame, write_frame
 
@@ -117,7 +117,7 @@ class _LocalRunner:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-class LocalBackend:
+class LocalBackend(ConcurrentBatches):
     """A pool of local runners; ``run`` is thread-safe and ``run_batch`` fills the pool."""
 
     name = "local"
@@ -154,12 +154,6 @@ class LocalBackend:
             result.details["roundtrip_s"] = time.monotonic() - start
             self._checkin(runner, result)
             return result
-
-    def run_batch(self, jobs: Sequence[Job]) -> list[ExecResult]:
-        if len(jobs) <= 1:
-            return [self.run(job) for job in jobs]
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(jobs))) as executor:
-            return list(executor.map(self.run, jobs))
 
     def _checkout(self) -> _LocalRunner:
         if self._closed:
