@@ -152,14 +152,19 @@ class Runner:
                     break
                 time.sleep(0.002)
         else:
-            for _ in range(3):  # a process may fork while we scan
-                pids = self._descendants()
-                if not pids:
-                    break
+            give_up = time.monotonic() + 1.0
+            while True:  # until no live descendant is left (one may fork while we scan)
+                pids = self._live_descendants()
                 for pid in pids:
                     with contextlib.suppress(OSError):
                         os.kill(pid, signal.SIGKILL)
                 self._reap()
+                if not pids or time.monotonic() > give_up:
+                    break
+                time.sleep(0.002)
+
+    def _live_descendants(self) -> list[int]:
+        return [pid for pid in self._descendants() if _state(str(pid)) not in ("Z", "X", "")]
 
     def _reap(self) -> None:
         while True:
@@ -320,7 +325,7 @@ class Runner:
         return [p for p in others if _state(p) not in ("Z", "X", "")]
 
     def _clean(self) -> bool:
-        alive = self._others_alive() if self.kill_all else [str(p) for p in self._descendants()]
+        alive = self._others_alive() if self.kill_all else self._live_descendants()
         leftovers = any(os.listdir(d) for d in [self.workdir, *self.scratch] if os.path.isdir(d))
         return not alive and not leftovers
 

@@ -264,8 +264,9 @@ def test_doctor_runs_every_self_test(which, capsys):
 
     if which == "docker":
         _docker_backend().close()  # skips (or fails under REWARDSMITH_REQUIRE_DOCKER) without an engine
-    assert main(["sandbox", "doctor", "--backend", which]) == 0
+    code = main(["sandbox", "doctor", "--backend", which])
     out = capsys.readouterr().out
+    assert code == 0, out
     for name in ("runs a program", "wall-clock limit", "memory limit", "output limit", "leaves no process behind"):
         assert f"[ok] {which}: {name}" in out
     assert out.rstrip().endswith("sandbox: ready")
