@@ -30,6 +30,26 @@ examples:
   rewardsmith score rollouts.parquet -o scored.jsonl --reward data/reward.yaml --workers 8
 """
 
+CALIBRATE_EPILOG = """\
+FIELD is a column name or a dotted path into nested objects
+(`verdict.details.confidence`, `verdict.correct`, `meta.scores.0`). The
+probability must be a number in [0, 1]; the label true/false or 0/1. Rows where
+either is missing or null (or unusable) are skipped, counted and reported.
+
+Bins follow scikit-learn's calibration_curve: `uniform` = equal width on [0, 1],
+`quantile` = equal mass (edges at the quantiles of the predictions); bins are
+right-closed. ECE = sum over bins of (bin count / n) * |observed - mean predicted|;
+MCE = the largest such gap; Brier = mean (p - label)^2; AUROC rank-based (ties = 1/2).
+
+DIR gets metrics.json, reliability.csv (one row per bin) and reliability.png
+(reliability diagram over a histogram of the predictions). Needs numpy and
+matplotlib: pip install 'rewardsmith[plots]'.
+
+examples:
+  rewardsmith score data/calibration_examples.jsonl -o scored.jsonl --reward data/brier.yaml
+  rewardsmith calibrate scored.jsonl --prob verdict.details.confidence --label verdict.correct -o report/
+"""
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -56,6 +76,28 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     score.add_argument("--summary-json", type=Path, metavar="FILE", help="also write the summary as JSON")
     score.set_defaults(handler=_score)
+
+    calibrate = sub.add_parser(
+        "calibrate",
+        help="calibration report (Brier, ECE, AUROC, reliability diagram) of confidences vs correctness",
+        description="How well do stated confidences match being right? Writes metrics, a per-bin table "
+        "and a reliability diagram, and prints a summary.",
+        epilog=CALIBRATE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    calibrate.add_argument("input", type=Path, help="JSONL or parquet file of rows (e.g. the output of `score`)")
+    calibrate.add_argument("--prob", default="verdict.details.confidence", metavar="FIELD",
+                           help="field with the predicted probability (default: verdict.details.confidence, "
+                           "what the brier reward records)")
+    calibrate.add_argument("--label", default="verdict.correct", metavar="FIELD",
+                           help="field with the 0/1 outcome (default: verdict.correct)")
+    calibrate.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
+                           help="report folder to write (created if needed)")
+    calibrate.add_argument("--bins", type=int, default=10, metavar="N", help="number of bins (default: 10)")
+    calibrate.add_argument("--strategy", choices=["uniform", "quantile"], default="uniform",
+                           help="uniform: equal-width bins; quantile: equal-mass bins (default: uniform)")
+    calibrate.add_argument("--no-plot", action="store_true", help="skip reliability.png (no matplotlib needed)")
+    calibrate.set_defaults(handler=_calibrate)
 
     listing = sub.add_parser("verifiers", help="list the registered verifiers (built-ins and plugins)")
     listing.set_defaults(handler=_list_verifiers)
@@ -100,6 +142,26 @@ def _score(args: argparse.Namespace) -> int:
     print(format_summary(summary, f"scored {args.input} -> {args.output} (reward: {args.reward})"))
     if args.summary_json:
         args.summary_json.write_text(json.dumps(summary.as_dict(), indent=2) + "\n")
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from rewardsmith.adapters.calibrate import calibrate, format_report
+
+    if not args.input.exists():
+        return _fail(f"input file {str(args.input)!r} does not exist")
+    if args.bins < 1:
+        return _fail("--bins must be at least 1")
+    try:
+        report = calibrate(args.input, args.output, args.prob, args.label, args.bins, args.strategy,
+                           plot=not args.no_plot)
+    except ImportError as exc:
+        return _fail(f"calibrate needs numpy and matplotlib ({exc}): pip install 'rewardsmith[plots]'")
+    except (ValueError, RuntimeError) as exc:
+        return _fail(str(exc))
+    print(format_report(report, f"calibration of {args.input} (prob: {args.prob}, label: {args.label})"))
+    written = ["metrics.json", "reliability.csv"] + ([] if args.no_plot else ["reliability.png"])
+    print(f"wrote {', '.join(str(args.output / name) for name in written)}")
     return 0
 
 

@@ -1,9 +1,19 @@
-"""Write data/math_examples.jsonl: questions with several completions each.
+"""Write data/math_examples.jsonl and data/calibration_examples.jsonl.
+
+math_examples.jsonl: questions with several completions each.
 
 Every question gets completions of known kinds (``expect``): ``right`` in several
 dresses (boxed, reformatted, tagged, GSM8K style), ``wrong``, ``unparseable``, and
 one ``pathological`` answer that no grader can evaluate in time. The README's first
 command scores this file; tests check that each kind gets the verdict it should.
+
+calibration_examples.jsonl: arithmetic and MATH-style questions whose completions state a
+confidence (``<confidence>0.8</confidence>``, "Confidence: 80%", "confidence: 0.8",
+"I am 80% confident"), some right, some wrong, some with no confidence or no answer.
+``expect`` is ``right``, ``wrong`` or ``no_answer``; ``stated_confidence`` is the
+confidence written into the completion (null when none, or when it is out of range), so
+tests can check the ``brier`` reward (data/brier.yaml) row by row. The simulated model is
+a little overconfident, so the reliability diagram has something to show.
 
 Run ``python data/make_examples.py`` to regenerate (the output is deterministic).
 """
@@ -11,6 +21,7 @@ Run ``python data/make_examples.py`` to regenerate (the output is deterministic)
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -99,12 +110,63 @@ def rows() -> list[dict[str, str]]:
     return out
 
 
-def main() -> None:
-    path = HERE / "math_examples.jsonl"
+CONFIDENCE_STYLES = (
+    "<think>{work}</think>\n<answer>{answer}</answer>\n<confidence>{q}</confidence>",
+    "{work}. The answer is {answer}.\nConfidence: {pct}%",
+    "{work}.\n#### {answer}\nconfidence: {q}",
+    "{work}, so the answer is $\\boxed{{{answer}}}$. I am {pct}% confident.",
+)
+
+# Hand-written rows for the edge cases: (prompt, gold, completion, expect, stated confidence)
+CALIBRATION_EDGE_CASES: list[tuple[str, str, str, str, float | None]] = [
+    ("Simplify $\\frac{6}{8}$.", "\\frac{3}{4}",
+     "Divide by 2: $\\boxed{\\frac{3}{4}}$.\n<confidence>0.9</confidence>", "right", 0.9),
+    ("Evaluate $\\sin(\\pi/4)$.", "$\\frac{\\sqrt{2}}{2}$",
+     "It is $\\boxed{\\frac{\\sqrt{3}}{2}}$.\nConfidence: 95%", "wrong", 0.95),
+    ("Solve $2x - 4 = 0$.", "x=2", "$\\boxed{x = 2}$", "right", None),
+    ("What is 7 times 8?", "56", "7 times 8 is 54.\n#### 54", "wrong", None),
+    ("What is 12 plus 30?", "42", "I could not work it out. Confidence: 20%", "no_answer", 0.2),
+    ("What is 9 times 9?", "81", "$\\boxed{81}$\nConfidence: 150%", "right", None),
+    ("What is 15 minus 6?", "9", "<answer>9</answer>\n<confidence>very high</confidence>", "right", None),
+]
+
+
+def calibration_rows(n: int = 60, seed: int = 20261122) -> list[dict[str, object]]:
+    rng = random.Random(seed)
+    out: list[dict[str, object]] = []
+    for i in range(n):
+        a, b = rng.randint(2, 40), rng.randint(2, 40)
+        op = rng.choice(["plus", "times", "minus"])
+        value = {"plus": a + b, "times": a * b, "minus": a - b}[op]
+        symbol = {"plus": "+", "times": "*", "minus": "-"}[op]
+        q = rng.choice([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0])
+        right = rng.random() < max(0.0, q - 0.15)  # a little overconfident
+        answer = value if right else value + rng.choice([-10, -2, -1, 1, 2, 10])
+        style = CONFIDENCE_STYLES[i % len(CONFIDENCE_STYLES)]
+        completion = style.format(work=f"{a} {symbol} {b} = {answer}", answer=answer, q=q, pct=round(q * 100))
+        out.append({
+            "id": f"c{i:02d}", "data_source": "arithmetic", "prompt": f"What is {a} {op} {b}?",
+            "completion": completion, "answer": str(value),
+            "expect": "right" if right else "wrong", "stated_confidence": q,
+        })
+    for j, (prompt, gold, completion, expect, q) in enumerate(CALIBRATION_EDGE_CASES):
+        out.append({
+            "id": f"e{j:02d}", "data_source": "math", "prompt": prompt, "completion": completion,
+            "answer": gold, "expect": expect, "stated_confidence": q,
+        })
+    return out
+
+
+def write_jsonl(path: Path, records: list[dict[str, object]]) -> None:
     with path.open("w", encoding="utf-8") as handle:
-        for row in rows():
+        for row in records:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"wrote {len(rows())} rows to {path}")
+    print(f"wrote {len(records)} rows to {path}")
+
+
+def main() -> None:
+    write_jsonl(HERE / "math_examples.jsonl", rows())
+    write_jsonl(HERE / "calibration_examples.jsonl", calibration_rows())
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ def test_build_from_name_dict_and_instance():
 
 
 def test_builtins_are_registered():
-    assert {"math", "code", "format", "overlong", "cosine", "repetition", "weighted", "gate", "min", "max",
+    assert {"math", "code", "brier", "format", "overlong", "cosine", "repetition", "weighted", "gate", "min", "max",
             "route"} <= set(
         available()
     )

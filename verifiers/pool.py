@@ -211,7 +211,10 @@ class WorkerPool:
                  queue: deque[list[int]], selector: selectors.BaseSelector) -> int:
         data = os.read(worker.fd, 1 << 20)
         if not data:
-            code = worker.proc.poll()
+            try:  # the pipe closes a moment before the process can be reaped
+                code = worker.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                code = None
             message = f"worker process died (exit code {code})"
             return self._fail(worker, "error", message, results, queue, selector)
         worker.buffer.extend(data)
