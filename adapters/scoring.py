@@ -39,6 +39,10 @@ class Summary:
     judged: int = 0
     statuses: Counter[str] = field(default_factory=Counter)
     components: dict[str, list[float]] = field(default_factory=dict)
+    judge_calls: int = 0  # rows a judge scored, and how many of those came from its cache
+    judge_cached: int = 0
+    cascade_to_judge: int = 0  # cascade rows the rule sent on to the judge, and its overturns
+    overturned: int = 0
     seconds: float = 0.0
 
     @property
@@ -69,6 +73,13 @@ class Summary:
         for name, score in (verdict.get("components") or {}).items():
             if score is not None:
                 self.components.setdefault(name, []).append(score)
+        for details in _nested_details(verdict.get("details") or {}):
+            if "cached" in details:
+                self.judge_calls += 1
+                self.judge_cached += bool(details["cached"])
+            if details.get("decided_by") == "judge":
+                self.cascade_to_judge += 1
+                self.overturned += bool(details.get("overturned"))
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -81,7 +92,20 @@ class Summary:
             "statuses": dict(self.statuses),
             "components": {k: sum(v) / len(v) for k, v in self.components.items()},
             "rows_per_s": self.rows_per_s,
+            "judge": {"rows": self.judge_calls, "cache_hits": self.judge_cached,
+                      "cascade_to_judge": self.cascade_to_judge, "overturned": self.overturned},
         }
+
+
+def _nested_details(details: dict[str, Any], depth: int = 0):
+    """A verdict's details and those of its parts (composites nest part verdicts by name)."""
+    yield details
+    if depth < 4:
+        for value in details.values():
+            if isinstance(value, dict):
+                inner = value.get("details") if isinstance(value.get("details"), dict) else None
+                if inner is not None:
+                    yield from _nested_details(inner, depth + 1)
 
 
 def output_row(row: Row, verdict: Verdict | None) -> dict[str, Any]:
@@ -212,6 +236,11 @@ def format_summary(summary: Summary, title: str) -> str:
         f"  accuracy      {num(summary.accuracy)}  ({summary.correct}/{summary.judged})",
         f"  status        {statuses or '-'}",
     ]
+    if summary.judge_calls:
+        lines.append(f"  judge         {summary.judge_calls} rows judged, {summary.judge_cached} from the cache")
+    if summary.cascade_to_judge:
+        lines.append(f"  cascade       {summary.cascade_to_judge} rule negatives sent to the judge, "
+                     f"{summary.overturned} overturned")
     if summary.components:
         parts = ", ".join(f"{k} {sum(v) / len(v):.3f}" for k, v in sorted(summary.components.items()))
         lines.append(f"  components    {parts}")

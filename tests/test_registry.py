@@ -21,10 +21,9 @@ def test_build_from_name_dict_and_instance():
 
 
 def test_builtins_are_registered():
-    assert {"math", "code", "brier", "format", "overlong", "cosine", "repetition", "weighted", "gate", "min", "max",
-            "route"} <= set(
-        available()
-    )
+    expected = {"math", "code", "brier", "judge", "cascade", "format", "overlong", "cosine", "repetition",
+                "weighted", "gate", "min", "max", "route"}
+    assert expected <= set(available())
 
 
 def test_unknown_name_lists_what_exists():

@@ -129,7 +129,7 @@ def _check_options(kind: str, factory: Factory, options: Mapping[str, Any]) -> N
 
 def _load_builtins() -> None:
     # Importing the modules runs their @register decorators.
-    from rewardsmith.verifiers import calibration, code, compose, format, length, math  # noqa: F401
+    from rewardsmith.verifiers import calibration, code, compose, format, judge, length, math  # noqa: F401
 
 
 def _load_entry_points() -> None:

