@@ -290,6 +290,12 @@ def smollm2_gguf() -> Path:
     return path
 
 
+def smollm2_model_dir() -> str:
+    """A local transformers checkpoint of SmolLM2-135M-Instruct (converted once, then cached):
+    the offline default model for judges, tests and examples."""
+    return _load_gguf_cached(smollm2_gguf())
+
+
 def _load_gguf_cached(gguf: Path) -> str:
     """Dequantize a GGUF once (~20-30 s) and keep an fp32 copy that reloads in under a second."""
     from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -1,0 +1,301 @@
+"""TRL glue: reward functions for ``GRPOTrainer`` and exporters to ``RewardTrainer`` / DPO pairs.
+
+``GRPOTrainer(..., reward_funcs=reward_funcs("reward.yaml"))`` gets one callable per
+component of the spec (``components()``: the parts of a ``weighted``/``min``/``max``/``gate``
+spec, the routes of a ``route`` spec; a plain verifier is one component), each named
+``rewardsmith_<part>`` so TRL logs ``rewards/rewardsmith_<part>/mean`` per part.
+
+TRL calls each reward function with ``prompts``, ``completions`` (strings, or chat messages
+when the prompts are chat), ``completion_ids``, every dataset column as a list, and
+``trainer_state`` / ``log_extra`` / ``log_metric``. The callables of one ``reward_funcs`` result
+share a scorer: the whole spec is verified ONCE per batch (so each part's ``verify_batch``
+runs once, with its pools and caches) and every callable returns its own part.
+
+Each callable returns the part's raw score (so the logged means read as the part's reward).
+TRL sums the callables weighted by ``GRPOConfig.reward_weights``: pass
+``reward_weights(spec)`` there to make the sum equal a ``weighted`` spec's score. For ``route``
+specs a row's other routes return None (TRL's nansum skips them), so the sum is the routed score;
+for ``gate``/``min``/``max`` the sum of parts is not the composite: use ``split=False``.
+
+Error policy (``on_error``) for ``status=error`` verdicts: ``"none"`` (default) returns None,
+which TRL turns into NaN and leaves out of the sum and the means; ``"zero"`` returns 0.0;
+``"raise"`` raises :class:`RewardError`, stopping the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rewardsmith.verifiers.core import Sample, Verdict, Verifier
+from rewardsmith.verifiers.registry import build
+
+Spec = str | Path | Mapping[str, Any] | Verifier
+ON_ERROR = ("none", "zero", "raise")
+PREFIX = "rewardsmith_"
+# Keyword arguments TRL passes that are not dataset columns.
+TRL_KWARGS = ("trainer_state", "log_extra", "log_metric", "completion_ids", "environments")
+
+
+class RewardError(RuntimeError):
+    """A verifier returned ``status=error`` and the policy is ``on_error="raise"``."""
+
+
+# --------------------------------------------------------------------------- the shared scorer
+
+
+class _Scorer:
+    """Verifies a whole batch once and keeps the verdicts for the batch's other callables.
+
+    The cache key is the identity of the ``prompts`` and ``completions`` lists TRL hands to
+    every reward function of one step; the cache holds those lists, so their ids cannot be
+    reused by other objects while the entry lives. Locks and the cache are process-local
+    and dropped on pickling.
+    """
+
+    def __init__(self, verifier: Verifier, columns: Mapping[str, str]) -> None:
+        self.verifier = verifier
+        self.columns = dict(columns)  # verifier field -> dataset column
+        self.batches = 0  # full-spec verifications actually run (for tests and logging)
+        self._init_local()
+
+    def _init_local(self) -> None:
+        self._lock = threading.Lock()
+        self._cached: tuple[Any, Any, list[Verdict]] | None = None
+        self._pending: tuple[Any, Any, asyncio.Future[list[Verdict]]] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"verifier": self.verifier, "columns": self.columns, "batches": self.batches}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._init_local()
+
+    def samples(self, prompts: Sequence[Any], completions: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Sample]:
+        columns = {k: v for k, v in kwargs.items() if k not in TRL_KWARGS and isinstance(v, Sequence)
+                   and not isinstance(v, str) and len(v) == len(completions)}
+        for field, column in self.columns.items():
+            if column in columns:
+                columns[field] = columns[column]
+        return [
+            Sample(prompt=prompt, completion=completion, fields={k: v[i] for k, v in columns.items()})
+            for i, (prompt, completion) in enumerate(zip(prompts, completions, strict=True))
+        ]
+
+    def score(self, prompts: Sequence[Any], completions: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Verdict]:
+        with self._lock:
+            cached = self._cached
+            if cached is not None and cached[0] is prompts and cached[1] is completions:
+                return cached[2]
+            verdicts = self.verifier.verify_batch(self.samples(prompts, completions, kwargs))
+            self.batches += 1
+            self._cached = (prompts, completions, verdicts)
+            return verdicts
+
+    async def ascore(self, prompts: Sequence[Any], completions: Sequence[Any],
+                     kwargs: Mapping[str, Any]) -> list[Verdict]:
+        # TRL gathers the async reward functions of a step on one loop: the first one starts
+        # the verification, the others await the same future.
+        pending = self._pending
+        if pending is not None and pending[0] is prompts and pending[1] is completions:
+            return await asyncio.shield(pending[2])
+        future: asyncio.Future[list[Verdict]] = asyncio.get_running_loop().create_future()
+        self._pending = (prompts, completions, future)
+        try:
+            verdicts = await self.verifier.averify_batch(self.samples(prompts, completions, kwargs))
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: the other awaiters re-raise it themselves
+            raise
+        self.batches += 1
+        future.set_result(verdicts)
+        return verdicts
+
+
+# --------------------------------------------------------------------------- the reward functions
+
+
+class RewardFunc:
+    """One component's TRL reward function (a picklable callable with its own ``__name__``)."""
+
+    def __init__(self, scorer: _Scorer, part: str | None, name: str, on_error: str = "none",
+                 log: bool = True) -> None:
+        if on_error not in ON_ERROR:
+            raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
+        self.scorer = scorer
+        self.part = part  # None: the whole spec's score
+        self.__name__ = name
+        self.on_error = on_error
+        self.log = log
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.__name__}>"
+
+    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+        return self._finish(self.scorer.score(prompts, completions, kwargs), kwargs)
+
+    def _finish(self, verdicts: Sequence[Verdict], kwargs: Mapping[str, Any]) -> list[float | None]:
+        parts = [self._part(v) for v in verdicts]
+        if self.log:
+            _log(self.__name__, parts, kwargs)
+        return [self._reward(status, score, feedback) for status, score, feedback, _ in parts]
+
+    def _part(self, verdict: Verdict) -> tuple[str | None, float | None, str, Any]:
+        """(status, score, feedback, extracted) of this callable's part; status None: not applicable."""
+        if self.part is None:
+            return verdict.status, verdict.score, verdict.feedback, verdict.details.get("extracted")
+        if self.part not in verdict.components:
+            return None, None, "", None  # e.g. a route this row did not take
+        inner = verdict.details.get(self.part)
+        if isinstance(inner, Mapping) and "status" in inner:
+            extracted = inner.get("details", {}).get("extracted") if isinstance(inner.get("details"), Mapping) else None
+            return inner["status"], float(inner.get("score", 0.0)), str(inner.get("feedback", "")), extracted
+        score = verdict.components[self.part]
+        if score is None:
+            # A part without its own verdict in details scored None: an error when the whole
+            # verdict is one (route), otherwise not applicable (a gate's `then` not reached).
+            return ("error" if verdict.status == "error" else None), None, verdict.feedback, None
+        return verdict.status, score, verdict.feedback, verdict.details.get("extracted")
+
+    def _reward(self, status: str | None, score: float | None, feedback: str) -> float | None:
+        if status is None:
+            return None
+        if status == "error":
+            if self.on_error == "raise":
+                raise RewardError(f"{self.__name__}: verifier error: {feedback}")
+            return 0.0 if self.on_error == "zero" else None
+        return score
+
+
+class AsyncRewardFunc(RewardFunc):
+    """The async form: TRL ≥ 1.0 detects ``async def __call__`` and gathers these on its event loop."""
+
+    async def __call__(  # type: ignore[override]
+        self, prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any
+    ) -> list[float | None]:
+        return self._finish(await self.scorer.ascore(prompts, completions, kwargs), kwargs)
+
+
+def _log(name: str, parts: Sequence[tuple[str | None, float | None, str, Any]], kwargs: Mapping[str, Any]) -> None:
+    """Status per completion and extracted answers to TRL's completions table; status fractions as metrics."""
+    log_extra: Callable[[str, list[Any]], None] | None = kwargs.get("log_extra")
+    log_metric: Callable[[str, float], None] | None = kwargs.get("log_metric")
+    statuses = [status for status, *_ in parts]
+    if callable(log_extra):
+        log_extra(f"{name}/status", [s or "n/a" for s in statuses])
+        extracted = [e for *_, e in parts]
+        if any(e is not None for e in extracted):
+            log_extra(f"{name}/extracted", ["" if e is None else str(e) for e in extracted])
+    if callable(log_metric):
+        applicable = [s for s in statuses if s is not None]
+        for status in sorted(set(applicable)):
+            log_metric(f"{name}/status/{status}", applicable.count(status) / len(applicable))
+
+
+def _make(spec: Spec, columns: Mapping[str, str] | None, on_error: str, split: bool, log: bool,
+          cls: type[RewardFunc]) -> list[RewardFunc]:
+    verifier = build(spec)
+    scorer = _Scorer(verifier, columns or {})
+    parts = verifier.components()
+    if not split or list(parts.values()) == [verifier]:
+        return [cls(scorer, None, PREFIX + _ident(verifier.name), on_error, log)]
+    return [cls(scorer, part, PREFIX + _ident(part), on_error, log) for part in parts]
+
+
+def _ident(name: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in str(name))
+
+
+def reward_funcs(spec: Spec = "math", *, columns: Mapping[str, str] | None = None, on_error: str = "none",
+                 split: bool = True, log: bool = True, asynchronous: bool = False) -> list[RewardFunc]:
+    """TRL reward functions for ``spec``: one per component (``split=False``: one for the whole spec).
+
+    ``columns`` renames dataset columns to the fields the verifiers read
+    (``{"answer": "solution"}``: the ``answer`` field comes from the ``solution`` column).
+    ``asynchronous=True`` returns ``async`` callables (see :func:`async_reward_funcs`).
+    """
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
+    return _make(spec, columns, on_error, split, log, AsyncRewardFunc if asynchronous else RewardFunc)
+
+
+def async_reward_funcs(spec: Spec = "math", **options: Any) -> list[RewardFunc]:
+    """Async reward functions: TRL ≥ 1.0 runs them concurrently with ``asyncio.gather`` on its own
+    loop, so a judge behind HTTP overlaps with the other reward functions."""
+    return reward_funcs(spec, **{**options, "asynchronous": True})
+
+
+def reward_weights(spec: Spec) -> list[float]:
+    """``GRPOConfig.reward_weights`` matching the split callables: a ``weighted`` spec's weights, else 1s."""
+    verifier = build(spec)
+    parts = verifier.components()
+    if list(parts.values()) == [verifier]:
+        return [1.0]
+    weights = getattr(verifier, "weights", None)
+    if weights is not None and len(weights) == len(parts):
+        return [float(w) for w in weights]
+    return [1.0] * len(parts)
+
+
+# --------------------------------------------------------------------------- exporters
+
+
+def _group(rows: Sequence[Mapping[str, Any]], prompt_key: str, reward_key: str) -> dict[str, list[Mapping[str, Any]]]:
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        if row.get(reward_key) is None:  # errors and unscored rows carry no preference
+            continue
+        groups.setdefault(json.dumps(row[prompt_key], sort_keys=True, default=str), []).append(row)
+    return groups
+
+
+def _best_worst(group: Sequence[Mapping[str, Any]], reward_key: str) -> tuple[Mapping[str, Any], ...] | None:
+    # max/min keep the first of equal rewards: deterministic for a given row order.
+    best = max(group, key=lambda r: float(r[reward_key]))
+    worst = min(group, key=lambda r: float(r[reward_key]))
+    if float(best[reward_key]) == float(worst[reward_key]):
+        return None
+    return best, worst
+
+
+def _join(prompt: Any, completion: Any) -> Any:
+    if isinstance(prompt, str) and isinstance(completion, str):
+        return prompt + completion
+    prompt_messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
+    completion_messages = (
+        [{"role": "assistant", "content": completion}] if isinstance(completion, str) else list(completion)
+    )
+    return prompt_messages + completion_messages
+
+
+def dpo_pairs(rows: Sequence[Mapping[str, Any]], *, prompt_key: str = "prompt", completion_key: str = "completion",
+              reward_key: str = "reward") -> list[dict[str, Any]]:
+    """Scored GRPO groups → DPO pairs ``{"prompt", "chosen", "rejected"}``: per prompt, the best
+    completion against the worst; groups whose rewards all tie (no signal) and rows with a
+    None reward are skipped. Chat prompts stay chat (TRL's conversational format)."""
+    pairs = []
+    for group in _group(rows, prompt_key, reward_key).values():
+        picked = _best_worst(group, reward_key)
+        if picked is not None:
+            best, worst = picked
+            pairs.append(
+                {"prompt": best[prompt_key], "chosen": best[completion_key], "rejected": worst[completion_key]}
+            )
+    return pairs
+
+
+def preference_pairs(rows: Sequence[Mapping[str, Any]], *, prompt_key: str = "prompt",
+                     completion_key: str = "completion", reward_key: str = "reward") -> list[dict[str, Any]]:
+    """Scored groups → ``RewardTrainer`` pairs ``{"chosen", "rejected"}`` (implicit prompt: both
+    sides begin with the same prompt, as text or as chat messages), best vs worst per prompt."""
+    return [
+        {"chosen": _join(p["prompt"], p["chosen"]), "rejected": _join(p["prompt"], p["rejected"])}
+        for p in dpo_pairs(rows, prompt_key=prompt_key, completion_key=completion_key, reward_key=reward_key)
+    ]
