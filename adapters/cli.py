@@ -25,6 +25,9 @@ written through with status=invalid_input; the rest is scored.
 Rerunning on the same OUTPUT resumes: rows already written are skipped, so a
 killed job rerun yields exactly one output row per input row.
 
+--backend ray runs the same job on Ray actors (a local instance, or a cluster with
+--ray-address auto) and writes the same OUTPUT row for row.
+
 examples:
   rewardsmith score data/math_examples.jsonl -o scored.jsonl
   rewardsmith score rollouts.parquet -o scored.jsonl --reward data/reward.yaml --workers 8
@@ -48,6 +51,33 @@ matplotlib: pip install 'rewardsmith[plots]'.
 examples:
   rewardsmith score data/calibration_examples.jsonl -o scored.jsonl --reward data/brier.yaml
   rewardsmith calibrate scored.jsonl --prob verdict.details.confidence --label verdict.correct -o report/
+"""
+
+
+SERVE_EPILOG = """\
+routes:
+  POST /get_reward  OpenRLHF remote reward: {"query": [...], "prompts": [...], "labels": [...]}
+                    -> {"rewards": [...], "scores": [...], "extra_logs": {...}}
+                    (response = query minus its prompt; labels fill --label-field)
+  POST /v1/score    {"samples": [{"prompt", "completion", ...fields}]} -> {"verdicts", "rewards"}
+  GET  /health, GET /metrics (Prometheus text)
+
+Concurrent requests are merged into one verify_batch (up to --max-batch samples,
+waiting at most --batch-window-ms). SIGINT/SIGTERM finish in-flight requests first.
+
+examples:
+  rewardsmith serve --reward math --port 8000
+  # OpenRLHF: --remote_rm_url http://127.0.0.1:8000/get_reward --label_key answer
+  rewardsmith serve --reward data/reward.yaml --workers 2 --max-queue 128
+"""
+
+EXPORT_EPILOG = """\
+The written file imports rewardsmith, builds the embedded spec once and exposes
+reward_func(queries, prompts, labels, **kwargs), returning the same dict as the
+server's /get_reward (as torch tensors). OpenRLHF loads it by path:
+
+  rewardsmith export openrlhf --reward math -o reward_func.py
+  # OpenRLHF: --remote_rm_url reward_func.py --label_key answer
 """
 
 
@@ -75,6 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--overwrite", action="store_true", help="discard an existing OUTPUT instead of resuming it")
     score.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     score.add_argument("--summary-json", type=Path, metavar="FILE", help="also write the summary as JSON")
+    score.add_argument("--backend", choices=["local", "ray"], default="local",
+                       help="local: this machine (default); ray: the same job on Ray actors, same output")
+    score.add_argument("--ray-address", default=None, metavar="ADDR",
+                       help="with --backend ray: 'auto' or ray://HOST:10001 to join a cluster "
+                       "(default: start a local Ray instance); ignored otherwise")
     score.set_defaults(handler=_score)
 
     calibrate = sub.add_parser(
@@ -98,6 +133,55 @@ def build_parser() -> argparse.ArgumentParser:
                            help="uniform: equal-width bins; quantile: equal-mass bins (default: uniform)")
     calibrate.add_argument("--no-plot", action="store_true", help="skip reliability.png (no matplotlib needed)")
     calibrate.set_defaults(handler=_calibrate)
+
+    serve = sub.add_parser(
+        "serve",
+        help="serve a reward spec over HTTP (OpenRLHF /get_reward, native /v1/score, /health, /metrics)",
+        description="Run the reward server for one reward spec.",
+        epilog=SERVE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument("--reward", default="math", metavar="SPEC",
+                       help="registry name or YAML/JSON spec file (default: math)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    serve.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="server processes (uvicorn workers), each with its own verifier (default: 1)")
+    serve.add_argument("--max-batch", type=int, default=256, metavar="N",
+                       help="most samples merged into one verify_batch (default: 256)")
+    serve.add_argument("--batch-window-ms", type=float, default=5.0, metavar="MS",
+                       help="how long the collector waits for more requests to batch (default: 5)")
+    serve.add_argument("--max-body-mb", type=float, default=32.0, metavar="N",
+                       help="request body limit in MiB, checked before parsing; larger gets 413 (default: 32)")
+    serve.add_argument("--timeout-s", type=float, default=60.0, metavar="N",
+                       help="per-request deadline in seconds; slower gets 504 (default: 60)")
+    serve.add_argument("--max-queue", type=int, default=256, metavar="N",
+                       help="requests admitted per worker (queued or scoring); more get 503 + Retry-After "
+                       "(default: 256)")
+    serve.add_argument("--label-field", default="answer", metavar="FIELD",
+                       help="sample field that OpenRLHF's labels fill (default: answer)")
+    serve.add_argument("--on-error", choices=["zero", "raise"], default="zero",
+                       help="/get_reward, status=error verdicts: reward 0 and counted in extra_logs "
+                       "(zero, default), or answer 500 (raise)")
+    serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    serve.set_defaults(handler=_serve)
+
+    export = sub.add_parser(
+        "export",
+        help="write a trainer hook file for a reward spec (openrlhf: reward_func.py)",
+        description="Write a file a trainer loads in-process instead of calling the server.",
+        epilog=EXPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    export.add_argument("target", choices=["openrlhf"], help="trainer to export for")
+    export.add_argument("--reward", default="math", metavar="SPEC",
+                        help="registry name or YAML/JSON spec file, embedded in the file (default: math)")
+    export.add_argument("-o", "--output", type=Path, default=Path("reward_func.py"), help="file to write")
+    export.add_argument("--label-field", default="answer", metavar="FIELD",
+                        help="sample field that OpenRLHF's labels fill (default: answer)")
+    export.add_argument("--on-error", choices=["zero", "raise"], default="zero",
+                        help="status=error verdicts: reward 0 (default) or raise")
+    export.set_defaults(handler=_export)
 
     listing = sub.add_parser("verifiers", help="list the registered verifiers (built-ins and plugins)")
     listing.set_defaults(handler=_list_verifiers)
@@ -133,10 +217,18 @@ def _score(args: argparse.Namespace) -> int:
         return _fail(f"bad --reward: {exc}")
     set_default_workers(args.workers)
     try:
-        summary = score_file(
-            args.input, args.output, verifier,
-            batch_size=args.batch_size, progress=not args.no_progress, overwrite=args.overwrite,
-        )
+        if args.backend == "ray":
+            from rewardsmith.adapters.ray_scoring import score_file_ray
+
+            summary = score_file_ray(
+                args.input, args.output, args.reward, batch_size=args.batch_size, address=args.ray_address,
+                cpus_per_actor=args.workers or 1, progress=not args.no_progress, overwrite=args.overwrite,
+            )
+        else:
+            summary = score_file(
+                args.input, args.output, verifier,
+                batch_size=args.batch_size, progress=not args.no_progress, overwrite=args.overwrite,
+            )
     except (ResumeError, RuntimeError) as exc:
         return _fail(str(exc))
     print(format_summary(summary, f"scored {args.input} -> {args.output} (reward: {args.reward})"))
@@ -163,6 +255,51 @@ def _calibrate(args: argparse.Namespace) -> int:
     written = ["metrics.json", "reliability.csv"] + ([] if args.no_plot else ["reliability.png"])
     print(f"wrote {', '.join(str(args.output / name) for name in written)}")
     return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from rewardsmith.verifiers import SpecError, build
+
+    for name in ("port", "workers", "max_batch", "max_queue"):
+        if getattr(args, name) < 1:
+            return _fail(f"--{name.replace('_', '-')} must be at least 1")
+    if args.max_body_mb <= 0 or args.timeout_s <= 0 or args.batch_window_ms < 0:
+        return _fail("--max-body-mb and --timeout-s must be positive, --batch-window-ms not negative")
+    try:
+        spec = _spec_value(args.reward)
+        build(spec)
+    except SpecError as exc:
+        return _fail(f"bad --reward: {exc}")
+    try:
+        from rewardsmith.adapters.server import ServerConfig, serve
+    except ImportError as exc:
+        return _fail(f"serve needs fastapi and uvicorn ({exc}): pip install 'rewardsmith[serve]'")
+    config = ServerConfig(reward=spec, max_batch=args.max_batch, batch_window_ms=args.batch_window_ms,
+                          max_body_mb=args.max_body_mb, timeout_s=args.timeout_s, max_queue=args.max_queue,
+                          label_field=args.label_field, on_error=args.on_error)
+    serve(config, host=args.host, port=args.port, workers=args.workers, log_level=args.log_level)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from rewardsmith.adapters.openrlhf import export_source
+    from rewardsmith.verifiers import SpecError, build
+
+    try:
+        spec = _spec_value(args.reward)
+        build(spec)
+    except SpecError as exc:
+        return _fail(f"bad --reward: {exc}")
+    args.output.write_text(export_source(spec, args.label_field, args.on_error, args.output.name))
+    print(f"wrote {args.output}; OpenRLHF: --remote_rm_url {args.output}")
+    return 0
+
+
+def _spec_value(reward: str) -> object:
+    """A spec file is read here, so servers and exported files carry the spec itself, not a path."""
+    from rewardsmith.verifiers.registry import load_spec_file, looks_like_file
+
+    return load_spec_file(Path(reward)) if looks_like_file(reward) else reward
 
 
 def _list_verifiers(args: argparse.Namespace) -> int:

@@ -134,9 +134,27 @@ def score_file(
 ) -> Summary:
     """Score every row of ``input_path`` into ``output_path``, resuming a partial output."""
     log = log or sys.stderr
+    summary = Summary()
+    rows = resume_rows(input_path, output_path, summary, overwrite)
+    bar = _progress(count_rows(input_path), summary.resumed, progress)
+    start = time.perf_counter()
+    with output_path.open("a", encoding="utf-8") as out:
+        for batch in _batched(rows, batch_size):
+            write_batch(out, batch, verify_rows(verifier, batch), summary, log, bar)
+    summary.seconds = time.perf_counter() - start
+    if bar is not None:
+        bar.close()
+    return summary
+
+
+# The pieces below are shared with the Ray backend (adapters/ray_scoring.py), which runs
+# verify_rows on actors and everything else on the driver, so both write identical files.
+
+
+def resume_rows(input_path: Path, output_path: Path, summary: Summary, overwrite: bool = False) -> Iterator[Row]:
+    """The input rows not yet in OUTPUT (those already there are counted in ``summary``)."""
     if overwrite and output_path.exists():
         output_path.unlink()
-    summary = Summary()
     done, last_line = _recover(output_path, summary)
     summary.resumed = done
     rows = read_rows(input_path)
@@ -146,28 +164,30 @@ def score_file(
             f"{output_path} has {done} rows that do not match the start of {input_path}; "
             "pass --overwrite to score from scratch or choose another output file"
         )
-    total = count_rows(input_path)
-    bar = _progress(total, done, progress)
-    start = time.perf_counter()
-    with output_path.open("a", encoding="utf-8") as out:
-        for batch in _batched(rows, batch_size):
-            lines = []
-            for row, verdict in _score_batch(verifier, batch):
-                if row.data is None:
-                    _tell(log, bar, f"warning: line {row.line}: {row.error}; written through with status=invalid_input")
-                record = output_row(row, verdict)
-                summary.add(record)
-                lines.append(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-            out.write("".join(lines))
-            out.flush()
-            os.fsync(out.fileno())
-            summary.scored_now += len(batch)
-            if bar is not None:
-                bar.update(len(batch))
-    summary.seconds = time.perf_counter() - start
+    return rows
+
+
+def verify_rows(verifier: Verifier, batch: list[Row]) -> list[Verdict | None]:
+    """One verdict per row of ``batch`` (None for a malformed row): the scoring work alone."""
+    return [verdict for _, verdict in _score_batch(verifier, batch)]
+
+
+def write_batch(out: IO[str], batch: list[Row], verdicts: list[Verdict | None], summary: Summary,
+                log: IO[str], bar: Any) -> None:
+    """Report malformed rows, count the batch, and append it with one write and an fsync."""
+    lines = []
+    for row, verdict in zip(batch, verdicts, strict=True):
+        if row.data is None:
+            _tell(log, bar, f"warning: line {row.line}: {row.error}; written through with status=invalid_input")
+        record = output_row(row, verdict)
+        summary.add(record)
+        lines.append(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+    out.write("".join(lines))
+    out.flush()
+    os.fsync(out.fileno())
+    summary.scored_now += len(batch)
     if bar is not None:
-        bar.close()
-    return summary
+        bar.update(len(batch))
 
 
 def _score_batch(verifier: Verifier, batch: list[Row]) -> Iterator[tuple[Row, Verdict | None]]:

@@ -63,7 +63,7 @@ def build(spec: str | Path | Mapping[str, Any] | Verifier) -> Verifier:
     """
     if isinstance(spec, Verifier):
         return spec
-    if isinstance(spec, Path) or (isinstance(spec, str) and _looks_like_file(spec)):
+    if isinstance(spec, Path) or (isinstance(spec, str) and looks_like_file(spec)):
         return build(load_spec_file(Path(spec)))
     if isinstance(spec, str):
         return _construct(spec, {})
@@ -93,7 +93,8 @@ def load_spec_file(path: Path) -> Any:
         raise SpecError(f"cannot read reward spec {str(path)!r}: {exc}") from exc
 
 
-def _looks_like_file(spec: str) -> bool:
+def looks_like_file(spec: str) -> bool:
+    """Whether a string spec names a file (YAML/JSON) rather than a registry name."""
     return spec.endswith((".yaml", ".yml", ".json")) or "/" in spec or Path(spec).is_file()
 
 

@@ -1,0 +1,294 @@
+"""The reward server, for real: uvicorn on 127.0.0.1 (a free port) driven over HTTP with httpx.
+
+OpenRLHF's client needs ray, torch with CUDA and vLLM, so it is not installed here; the
+requests below are the ones its client code sends (``remote_rm_fn``: a JSON body with
+``query``, ``prompts`` and ``labels``, each query the decoded prompt + response with special
+tokens kept), built by hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+
+from rewardsmith.adapters.cli import main as cli_main
+from rewardsmith.adapters.openrlhf import split_response
+from rewardsmith.adapters.server import ServerConfig, create_app
+from rewardsmith.verifiers import Verdict, Verifier, build, register
+
+MATH = {"type": "math", "workers": 0}
+
+# Qwen-style chat template, as OpenRLHF's prompt dataset applies it.
+PROMPTS = [
+    "<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n",
+    "<|im_start|>user\nWhat is 3*5?<|im_end|>\n<|im_start|>assistant\n",
+    "<|im_start|>user\nWhat is 10-7?<|im_end|>\n<|im_start|>assistant\n",
+]
+RESPONSES = [
+    "2+2 is \\boxed{4}.<|im_end|>",
+    "3*5 = 16, so the answer is 16<|im_end|><|endoftext|>",
+    "I don't know<|im_end|>",
+]
+OPENRLHF_REQUEST = {"query": [p + r for p, r in zip(PROMPTS, RESPONSES, strict=True)], "prompts": PROMPTS,
+                    "labels": ["4", "15", "3"]}
+
+
+@register("test_server_slow")
+class SlowVerifier(Verifier):
+    """Test-only: sleeps ``delay_s`` per batch, counts batches; score = 1."""
+
+    name = "test_server_slow"
+
+    def __init__(self, delay_s: float = 0.5) -> None:
+        self.delay_s = delay_s
+        self.batches: list[int] = []
+
+    def verify_batch(self, samples):
+        self.batches.append(len(samples))
+        time.sleep(self.delay_s)
+        return [Verdict(score=1.0, correct=True) for _ in samples]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerThread:
+    """uvicorn in a thread; ``stop`` is the same graceful path as SIGTERM (should_exit)."""
+
+    def __init__(self, config: ServerConfig, verifier: Verifier | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(create_app(config, verifier), host="127.0.0.1", port=self.port,
+                                                    log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(20)
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@pytest.fixture(scope="module")
+def math_server():
+    with ServerThread(ServerConfig(reward=MATH, max_body_mb=0.01)) as server:
+        yield server
+
+
+def test_split_response_drops_prompt_and_end_tokens():
+    assert split_response("<s>" + PROMPTS[0] + "x \\boxed{4}<|im_end|><|endoftext|>", PROMPTS[0]) == "x \\boxed{4}"
+    assert split_response("no prompt here</s>", "missing") == "no prompt here"
+
+
+def test_get_reward_openrlhf_request(math_server):
+    r = httpx.post(f"{math_server.url}/get_reward", json=OPENRLHF_REQUEST)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["rewards"] == [1.0, 0.0, 0.0]
+    assert body["scores"] == [1.0, 0.0, 0.0]
+    # OpenRLHF concatenates every extra_logs key across requests and splits it per sample.
+    assert all(len(v) == 3 for v in body["extra_logs"].values())
+    assert body["extra_logs"]["status_no_answer"] == [0.0, 0.0, 1.0]
+    assert body["extra_logs"]["status_error"] == [0.0, 0.0, 0.0]
+
+
+def test_native_score(math_server):
+    samples = [{"prompt": "p", "completion": "#### 18", "answer": "18"},
+               {"prompt": "p", "completion": [{"role": "assistant", "content": "\\boxed{2}"}], "answer": "3"}]
+    r = httpx.post(f"{math_server.url}/v1/score", json={"samples": samples})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["rewards"] == [1.0, 0.0]
+    assert [v["status"] for v in body["verdicts"]] == ["ok", "ok"]
+    assert body["verdicts"][0]["details"]["extracted"] == "18"
+
+
+@pytest.mark.parametrize(
+    ("route", "content", "code", "needle"),
+    [
+        ("/get_reward", b"{not json", 400, "not valid JSON"),
+        ("/get_reward", json.dumps({"query": "a string"}).encode(), 422, "'query'"),
+        ("/get_reward", json.dumps({"query": ["a"], "prompts": ["a", "b"]}).encode(), 422, "'prompts'"),
+        ("/get_reward", json.dumps({"query": ["a"], "labels": "4"}).encode(), 422, "'labels'"),
+        ("/v1/score", json.dumps({"samples": [{"completion": 5}]}).encode(), 422, "samples[0].completion"),
+        ("/v1/score", json.dumps({"samples": [], "reward": "nope"}).encode(), 400, "math"),
+        ("/get_reward", json.dumps({"query": ["x" * 20000]}).encode(), 413, "limit"),
+    ],
+)
+def test_bad_requests_get_4xx_and_server_keeps_serving(math_server, route, content, code, needle):
+    r = httpx.post(math_server.url + route, content=content, headers={"content-type": "application/json"})
+    assert r.status_code == code, r.text
+    assert needle in r.json()["error"]
+    assert httpx.get(f"{math_server.url}/health").json()["status"] == "ok"
+    ok = httpx.post(f"{math_server.url}/get_reward", json=OPENRLHF_REQUEST)
+    assert ok.status_code == 200 and ok.json()["rewards"] == [1.0, 0.0, 0.0]
+
+
+def test_oversized_body_without_content_length_is_refused(math_server):
+    def chunks():
+        for _ in range(20):
+            yield b"x" * 1000
+
+    r = httpx.post(f"{math_server.url}/get_reward", content=chunks())
+    assert r.status_code == 413
+
+
+def test_health_and_metrics(math_server):
+    httpx.post(f"{math_server.url}/get_reward", json=OPENRLHF_REQUEST)
+    httpx.post(f"{math_server.url}/get_reward", content=b"{bad")
+    health = httpx.get(f"{math_server.url}/health").json()
+    assert health["status"] == "ok" and health["reward"] == "math"
+    r = httpx.get(f"{math_server.url}/metrics")
+    assert r.headers["content-type"].startswith("text/plain")
+    text = r.text
+    assert 'rewardsmith_requests_total{route="/get_reward",code="200"}' in text
+    assert 'rewardsmith_requests_total{route="/get_reward",code="400"}' in text
+    assert 'rewardsmith_request_seconds_bucket{route="/get_reward",le="+Inf"}' in text
+    assert "# TYPE rewardsmith_request_seconds histogram" in text
+    assert 'rewardsmith_verdicts_total{status="ok"}' in text
+    assert 'rewardsmith_verdicts_total{status="no_answer"}' in text
+
+
+async def _concurrent(url: str, n: int, payload: dict) -> list[httpx.Response]:
+    async with httpx.AsyncClient(timeout=30) as client:
+        return await asyncio.gather(*(client.post(url, json=payload) for _ in range(n)))
+
+
+def test_micro_batching_merges_concurrent_requests():
+    verifier = SlowVerifier(delay_s=0.2)
+    with ServerThread(ServerConfig(reward="test_server_slow", batch_window_ms=50), verifier) as server:
+        responses = asyncio.run(_concurrent(f"{server.url}/get_reward", 8, {"query": ["a", "b"]}))
+    assert [r.status_code for r in responses] == [200] * 8
+    assert all(r.json()["rewards"] == [1.0, 1.0] for r in responses)
+    assert sum(verifier.batches) == 16
+    assert len(verifier.batches) < 8, verifier.batches
+
+
+def test_full_queue_gets_503_with_retry_after():
+    verifier = SlowVerifier(delay_s=0.5)
+    with ServerThread(ServerConfig(reward="test_server_slow", max_queue=2), verifier) as server:
+        responses = asyncio.run(_concurrent(f"{server.url}/get_reward", 6, {"query": ["a"]}))
+        codes = sorted(r.status_code for r in responses)
+        assert codes.count(200) >= 2 and 503 in codes, codes
+        refused = next(r for r in responses if r.status_code == 503)
+        assert refused.headers["retry-after"] == "1"
+        assert "busy" in refused.json()["error"]
+        assert httpx.post(f"{server.url}/get_reward", json={"query": ["a"]}, timeout=10).status_code == 200
+
+
+def test_slow_request_gets_504():
+    with ServerThread(ServerConfig(reward="test_server_slow", timeout_s=0.2), SlowVerifier(delay_s=1.0)) as server:
+        r = httpx.post(f"{server.url}/get_reward", json={"query": ["a"]}, timeout=10)
+    assert r.status_code == 504 and "longer than" in r.json()["error"]
+
+
+def test_on_error_policies():
+    # A JSON-object label is spread into fields: test_field_score reads "s" and "st".
+    request = {"query": ["a", "b"], "labels": [json.dumps({"s": 0.7}), json.dumps({"s": 0.9, "st": "error"})]}
+    with ServerThread(ServerConfig(reward="test_field_score")) as server:
+        body = httpx.post(f"{server.url}/get_reward", json=request).json()
+    assert body["rewards"] == [0.7, 0.0]
+    assert body["extra_logs"]["status_error"] == [0.0, 1.0]
+    with ServerThread(ServerConfig(reward="test_field_score", on_error="raise")) as server:
+        r = httpx.post(f"{server.url}/get_reward", json=request)
+        assert r.status_code == 500 and "status=error" in r.json()["error"]
+
+
+@pytest.mark.slow
+def test_graceful_shutdown_finishes_in_flight_request():
+    server = ServerThread(ServerConfig(reward="test_server_slow"), SlowVerifier(delay_s=1.0)).__enter__()
+    result: dict[str, httpx.Response] = {}
+    client = threading.Thread(
+        target=lambda: result.update(r=httpx.post(f"{server.url}/get_reward", json={"query": ["a"]}, timeout=20))
+    )
+    client.start()
+    time.sleep(0.3)  # the request is being scored
+    server.stop()
+    client.join(20)
+    assert result["r"].status_code == 200 and result["r"].json()["rewards"] == [1.0]
+    assert not server.thread.is_alive()
+
+
+def test_export_openrlhf_reward_func_matches_server(tmp_path, math_server):
+    out = tmp_path / "reward_func.py"
+    assert cli_main(["export", "openrlhf", "--reward", str(_spec_file(tmp_path)), "-o", str(out)]) == 0
+    # How OpenRLHF loads --remote_rm_url *.py: importlib from a path, then reward_func.
+    spec = importlib.util.spec_from_file_location("reward_func", str(out))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    got = module.reward_func(OPENRLHF_REQUEST["query"], OPENRLHF_REQUEST["prompts"], OPENRLHF_REQUEST["labels"])
+    lists = {k: _as_list(v) for k, v in got.items() if k != "extra_logs"}
+    lists["extra_logs"] = {k: _as_list(v) for k, v in got["extra_logs"].items()}
+    served = httpx.post(f"{math_server.url}/get_reward", json=OPENRLHF_REQUEST).json()
+    assert lists == served
+
+
+def _spec_file(tmp_path: Path) -> Path:
+    path = tmp_path / "reward.json"
+    path.write_text(json.dumps(MATH))
+    return path
+
+
+def _as_list(value):
+    return value.tolist() if hasattr(value, "tolist") else list(value)
+
+
+@pytest.mark.slow
+def test_cli_serve_with_workers_and_sigterm(tmp_path):
+    port = free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rewardsmith.adapters.cli", "serve", "--reward", "math", "--port", str(port),
+         "--workers", "2", "--log-level", "warning"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read().decode()
+            time.sleep(0.2)
+        r = httpx.post(f"{url}/get_reward", json=OPENRLHF_REQUEST, timeout=30)
+        assert r.status_code == 200 and r.json()["rewards"] == [1.0, 0.0, 0.0]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_bad_spec_fails_at_build():
+    with pytest.raises(ValueError, match="available"):
+        build("no_such_reward_anywhere")
+    assert cli_main(["serve", "--reward", "no_such_reward_anywhere"]) == 2
