@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from rewardsmith.verifiers import Sample, Verdict, Verifier, register
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+def require_docker() -> None:
+    """Skip when Docker cannot run the sandbox here, but fail instead where the set-up promised
+    an engine (tests/run.sh sets REWARDSMITH_REQUIRE_DOCKER=1): CI must not pass by skipping."""
+    from rewardsmith.sandbox.backend import docker_available
+
+    problem = docker_available()
+    if problem is None:
+        return
+    if os.environ.get("REWARDSMITH_REQUIRE_DOCKER") == "1":
+        pytest.fail(f"Docker is required here but {problem}")
+    pytest.skip(problem)
 
 
 @register("test_field_score")

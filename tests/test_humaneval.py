@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, require_docker
 
 import rewardsmith.verifiers.code  # noqa: F401 - registers "code"
 from rewardsmith.verifiers import Sample, build
@@ -46,15 +46,7 @@ def local_verifier():
 
 @pytest.fixture(scope="module")
 def docker_verifier():
-    from rewardsmith.sandbox.backend import docker_available
-
-    try:
-        from rewardsmith.sandbox import docker_pool  # noqa: F401
-    except ImportError as exc:
-        pytest.skip(f"the Docker backend cannot be imported: {exc}")
-    problem = docker_available()
-    if problem is not None:
-        pytest.skip(f"Docker is not usable here: {problem}")
+    require_docker()
     return build({"type": "code", "backend": "docker"})
 
 

@@ -16,19 +16,15 @@ import tempfile
 import time
 
 import pytest
+from conftest import require_docker
 
-from rewardsmith.sandbox.backend import docker_available
 from rewardsmith.sandbox.limits import Job, Limits
 
 pytestmark = pytest.mark.slow
 
 
 def _docker_backend():
-    problem = docker_available()
-    if problem:
-        if os.environ.get("REWARDSMITH_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"Docker is required here but {problem}")
-        pytest.skip(problem)
+    require_docker()
     from rewardsmith.sandbox.docker_pool import DockerBackend
 
     return DockerBackend(concurrency=2)
@@ -237,8 +233,7 @@ def test_docker_close_leaves_no_container():
 def test_docker_strict_mode_uses_a_fresh_container_per_job():
     from rewardsmith.sandbox.docker_pool import DockerBackend
 
-    if docker_available():
-        pytest.skip(docker_available())
+    require_docker()
     with DockerBackend(concurrency=1, strict=True) as backend:
         first = backend.run(py("import socket; print(socket.gethostname())"))
         second = backend.run(py("import socket; print(socket.gethostname())"))
@@ -275,8 +270,7 @@ def test_doctor_runs_every_self_test(which, capsys):
 def test_doctor_says_what_to_do_when_the_image_is_missing(monkeypatch, capsys):
     from rewardsmith.adapters.cli import main
 
-    if docker_available():
-        pytest.skip(docker_available())
+    require_docker()
     monkeypatch.setenv("REWARDSMITH_SANDBOX_IMAGE", "rewardsmith-no-such-image:0")
     assert main(["sandbox", "doctor", "--backend", "docker"]) == 1
     out = capsys.readouterr().out
@@ -332,8 +326,7 @@ def test_auto_falls_back_to_local_with_one_warning(monkeypatch):
 def test_auto_picks_docker_when_it_answers(monkeypatch):
     from rewardsmith.sandbox import backend as chooser
 
-    if docker_available():
-        pytest.skip(docker_available())
+    require_docker()
     monkeypatch.setattr(chooser, "_backends", {})
     monkeypatch.delenv("REWARDSMITH_SANDBOX", raising=False)
     chosen = chooser.get_backend("auto")
