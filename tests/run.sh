@@ -4,6 +4,7 @@
 # engine and the sandbox image); safe to rerun: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive  # apt must never wait for an answer (CI has no stdin)
 
 python3 -m pip install --quiet --upgrade pip
 # torch first, pinned: the CPU build (a bare or unpinned torch would pull GBs of CUDA packages).
