@@ -187,6 +187,15 @@ class Verifier:
         return f"<{type(self).__name__} {self.name!r}>"
 
 
+def all_filled(verdicts: Sequence[Verdict | None]) -> list[Verdict]:
+    """A batch path fills one slot per sample; a gap is a bug to surface, not a sample to drop
+    (dropping one would shift every later reward onto the wrong sample)."""
+    missing = [i for i, verdict in enumerate(verdicts) if verdict is None]
+    if missing:
+        raise RuntimeError(f"no verdict for samples {missing[:5]} of {len(verdicts)}")
+    return list(verdicts)  # type: ignore[arg-type]
+
+
 def as_samples(items: Iterable[Sample | Mapping[str, Any]]) -> list[Sample]:
     """Accept rows or Samples alike: adapters hand over whatever their trainer gives them."""
     return [item if isinstance(item, Sample) else Sample.from_row(item) for item in items]

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
+from rewardsmith.verifiers.core import Sample, Verdict, Verifier, all_filled, error, invalid_input, read_completion
 from rewardsmith.verifiers.registry import build, register
 
 TokenizerSpec = Callable[[str], Sequence[int]] | str | None
@@ -343,7 +343,7 @@ class CosineLength(_Measured):
         for i, (measure, elapsed) in measures.items():
             if out[i] is None:
                 out[i] = self._exceeded(measure, elapsed)
-        return [v for v in out if v is not None]
+        return all_filled(out)
 
     def _judge(self, samples: list[Sample]) -> list[Verdict]:
         if not samples:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input
+from rewardsmith.verifiers.core import Sample, Verdict, Verifier, all_filled, error, invalid_input
 from rewardsmith.verifiers.math_extract import Extraction, extract_answer, extract_gold
 from rewardsmith.verifiers.math_leniency import Leniency
 from rewardsmith.verifiers.registry import register
@@ -121,8 +121,8 @@ class MathVerifier(Verifier):
         items = sorted(unique, key=lambda item: item[0])
         for item, verdict in zip(items, self._grade(items), strict=True):
             for n, i in enumerate(unique[item]):
-                out[i] = verdict if n == 0 else Verdict(**{**verdict.__dict__, "details": dict(verdict.details)})
-        return [v for v in out if v is not None]
+                out[i] = verdict if n == 0 else replace(verdict, details=dict(verdict.details))
+        return all_filled(out)
 
     def _grade(self, items: list[tuple[str, str]]) -> list[Verdict]:
         if not items:
