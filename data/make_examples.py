@@ -4,7 +4,9 @@ math_examples.jsonl: questions with several completions each.
 
 Every question gets completions of known kinds (``expect``): ``right`` in several
 dresses (boxed, reformatted, tagged, GSM8K style), ``wrong``, ``unparseable``, and
-one ``pathological`` answer that no grader can evaluate in time. The README's first
+one ``pathological`` answer that no grader can evaluate in time. Wrong ones include the
+shapes a policy learns to game a lenient grader with: a hedge between two boxes, a
+reordered pair, an inequality for a number, a multiplier word read as a unit. The README's first
 command scores this file; tests check that each kind gets the verdict it should.
 
 calibration_examples.jsonl: arithmetic and MATH-style questions whose completions state a
@@ -62,6 +64,8 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
         ("right", "$2x = 4$, so $\\boxed{x = 2}$."),
         ("right", "The final answer is $2$."),
         ("wrong", "$\\boxed{x=-2}$"),
+        ("wrong", "It is $\\boxed{2}$ or maybe $\\boxed{-2}$."),  # a hedge: every box counts
+        ("wrong", "So $\\boxed{x \\le 2}$."),  # a relation is not its bound
     ]),
     ("math", "What percent of 80 is 20?", "25\\%", [
         ("right", "20/80 = 1/4 = $\\boxed{25\\%}$"),
@@ -77,6 +81,7 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
         ("right", "The roots are $\\boxed{2, 1}$."),
         ("right", "$\\boxed{\\{1, 2\\}}$"),
         ("wrong", "$\\boxed{1, 3}$"),
+        ("wrong", "One root is $\\boxed{1}$."),  # a part of the answer is not the answer
     ]),
     ("math", "Each interior angle of an equilateral triangle measures how many degrees?", "60^\\circ", [
         ("right", "$180/3 = \\boxed{60^\\circ}$"),
@@ -90,7 +95,8 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
     ]),
     ("math", "What is the last digit of $5^5$?", "5", [
         ("right", "Every power of 5 ends in 5: $\\boxed{5}$."),
-        ("pathological", "Compute it exactly: $\\boxed{5^{5^{5^{5^5}}}}$"),
+        ("wrong", "It is $\\boxed{5 \\text{ thousand}}$."),  # a multiplier word is not a unit
+        ("pathological", "Compute it exactly: $\\boxed{(10^{7})!}$"),
     ]),
 ]
 

@@ -25,19 +25,20 @@ def grade(gold: str, completion: str, **options: object) -> Verdict:
     [
         # \boxed{}: the last one, braces balanced, escaped braces literal.
         (r"So $x = \boxed{\frac{1}{2}}$.", r"\frac{1}{2}", "boxed"),
-        (r"First \boxed{3}, then on reflection \boxed{5}.", "5", "boxed"),
+        (r"First \boxed{3}, then on reflection \boxed{5}.", "3 | 5", "boxed"),  # every box counts
         (r"\boxed{\{1, 2\}}", r"\{1, 2\}", "boxed"),
         (r"\boxed{\left\{ 1 \right\}}", r"\left\{ 1 \right\}", "boxed"),
         (r"\boxed{\sqrt{\frac{a}{b^{2}}}} and more text", r"\sqrt{\frac{a}{b^{2}}}", "boxed"),
         (r"\fbox{7}", "7", "boxed"),
-        (r"\boxed{1} then \fbox{2}", "2", "boxed"),
+        (r"\boxed{1} then \fbox{2}", "1 | 2", "boxed"),
+        (r"\boxed{4} and again \boxed{4}", "4", "boxed"),  # the same statement twice is one
         (r"$\boxed 5$", "5", "boxed"),
         (r"\boxed 12 is it", "12", "boxed"),
-        # Phrases: the last one wins; math delimiters and markdown come off.
+        # Phrases: every one counts; math delimiters and markdown come off.
         ("The final answer is $\\frac{3}{4}$. I hope it is correct.", r"\frac{3}{4}", "phrase"),
         ("Final answer: 9", "9", "phrase"),
         ("The answer is 12.", "12", "phrase"),
-        ("the answer is 3. Wait, no: the answer is 4.", "4", "phrase"),
+        ("the answer is 3. Wait, no: the answer is 4.", "3 | 4", "phrase"),
         ("The answer is 3.5.", "3.5", "phrase"),
         ("Answer: 7", "7", "phrase"),
         ("Answer: \\(2\\).", "2", "phrase"),
@@ -49,7 +50,7 @@ def grade(gold: str, completion: str, **options: object) -> Verdict:
         ("The answer is seven!", "seven", "phrase"),  # after a word it is punctuation
         # GSM8K's "#### N".
         ("She sells 9 eggs.\n#### 18", "18", "gsm8k"),
-        ("#### 1\nWait.\n#### 2", "2", "gsm8k"),
+        ("#### 1\nWait.\n#### 2", "1 | 2", "gsm8k"),
         ("#### $18", "18", "gsm8k"),
         # <answer>…</answer>, also around a box or a phrase, and ahead of a box outside it.
         ("<think>2+2</think><answer>4</answer>", "4", "answer_tag"),
@@ -61,7 +62,7 @@ def grade(gold: str, completion: str, **options: object) -> Verdict:
         ("I think there are 17 apples", "17", "last_number"),
         ("We get 3, then 5, so yes", "5", "last_number"),
         ("The total is 1,234 apples", "1,234", "last_number"),
-        ("roughly -0.5 in the end", "-0.5", "last_number"),
+        ("the balance ends at -0.5 in the end", "-0.5", "last_number"),
         (r"Therefore, $\cos \angle RPS = -\frac{24}{25}$.", r"-\frac{24}{25}", "last_number"),  # not the 25
     ],
 )
@@ -119,8 +120,8 @@ def test_last_number_standing_alone(completion: str, span: str) -> None:
 
 
 def test_last_number_fallback_can_be_turned_off() -> None:
-    assert extract_answer("I think it is 18 or so", last_number=True).text == "18"
-    assert extract_answer("I think it is 18 or so", last_number=False) is None
+    assert extract_answer("I think it is 18 in total", last_number=True).text == "18"
+    assert extract_answer("I think it is 18 in total", last_number=False) is None
 
 
 @pytest.mark.parametrize("completion", ["", "I do not know.", r"\boxed{", "<answer>", "the answer is"])
@@ -191,7 +192,6 @@ def test_gold_forms_reject_wrong_answers(gold: str, completion: str) -> None:
     ("completion", "method"),
     [
         (r"Nested: \boxed{\frac{1}{\sqrt{4}}}", "boxed"),
-        (r"\boxed{7} is wrong, \boxed{\frac{1}{2}} is right", "boxed"),
         (r"\fbox{0.5}", "boxed"),
         (r"\boxed 0.5", "boxed"),
         ("The final answer is $\\frac12$. I hope it is correct.", "phrase"),
@@ -210,8 +210,8 @@ def test_verifier_grades_every_form(completion: str, method: str) -> None:
 
 
 def test_last_number_off_gives_no_answer() -> None:
-    assert grade("18", "I think it is 18 or so").correct is True
-    verdict = grade("18", "I think it is 18 or so", last_number=False)
+    assert grade("18", "I think it is 18 in total").correct is True
+    verdict = grade("18", "I think it is 18 in total", last_number=False)
     assert (verdict.correct, verdict.status, verdict.score) == (False, "no_answer", 0.0)
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, all_filled, error, invalid_input
-from rewardsmith.verifiers.math_extract import Extraction, extract_answer, extract_gold
+from rewardsmith.verifiers.math_extract import METHODS, Extraction, extract_answer, extract_gold
 from rewardsmith.verifiers.math_leniency import Leniency
 from rewardsmith.verifiers.registry import register
 
@@ -29,26 +29,42 @@ _SHOWN = 200  # characters of an answer kept in details
 
 @dataclass(frozen=True)
 class GradeTask:
-    """Grade one (gold, completion) pair; picklable so it runs in pool workers."""
+    """Grade one (gold, completion) pair; picklable so it runs in pool workers.
+
+    Whatever the completion's content makes the parser or sympy do (raise, recurse too
+    deep, run out of memory) scores 0; only a fault in the gold or outside the sample is
+    not the completion's to pay for.
+    """
 
     leniency: Leniency
-    last_number: bool
+    methods: tuple[str, ...]
 
     def __call__(self, item: tuple[str, str]) -> Verdict:
+        from rewardsmith.verifiers.math_grade import combine_statements
         from rewardsmith.verifiers.math_parse import parse_answer
 
         _quiet_math_verify()
-
         start = time.perf_counter()
         gold_text, completion = item
-        gold_span = extract_gold(gold_text)
-        gold = parse_answer(gold_span, self.leniency)
-        found = extract_answer(completion, last_number=self.last_number)
-        pred = parse_answer(found.text, self.leniency) if found is not None else None
+        try:
+            gold_span = extract_gold(gold_text)
+            gold = parse_answer(gold_span, self.leniency)
+        except Exception as exc:  # the gold's fault: the row, not the completion
+            return invalid_input(f"could not read gold answer {gold_text[:80]!r}: {type(exc).__name__}")
         details: dict[str, Any] = {"gold": gold_span[:_SHOWN], "gold_parsed": gold.ok}
-        if found is not None and pred is not None:
-            details.update(extracted=found.text[:_SHOWN], method=found.method, parsed=pred.ok)
-        verdict = self._judge(gold, gold_span, found, pred, details)
+        try:
+            found = extract_answer(completion, methods=self.methods)
+            pred = None
+            if found is not None:
+                pred = combine_statements([parse_answer(span, self.leniency) for span in found.spans], self.leniency)
+                details.update(extracted=found.text[:_SHOWN], method=found.method, parsed=pred.ok)
+                if found.hedged:
+                    details["statements"] = [span[:_SHOWN] for span in found.spans[:8]]
+        except (Exception, RecursionError, MemoryError) as exc:  # the completion's content did this: it earns 0
+            verdict = Verdict(0.0, False, "no_answer", f"the answer could not be read ({type(exc).__name__})",
+                              details)
+        else:
+            verdict = self._judge(gold, gold_span, found, pred, details)
         verdict.elapsed_s = time.perf_counter() - start
         return verdict
 
@@ -58,15 +74,30 @@ class GradeTask:
         completion's) before a missing or unparseable answer."""
         from rewardsmith.verifiers.math_grade import equivalent
 
-        if found is not None and pred is not None and equivalent(gold, pred, self.leniency):
-            return Verdict(1.0, True, "ok", "", details)
+        if found is not None and pred is not None:
+            try:
+                if equivalent(gold, pred, self.leniency):
+                    return Verdict(1.0, True, "ok", "", details)
+            except (Exception, RecursionError, MemoryError) as exc:  # content-triggered: a wrong answer
+                details["compare_error"] = type(exc).__name__
         if not gold.ok:
-            return invalid_input(f"could not parse gold answer {gold_span[:80]!r}", **details)
+            why = f" ({gold.reason})" if gold.reason else ""
+            return invalid_input(f"could not parse gold answer {gold_span[:80]!r}{why}", **details)
         if found is None or pred is None:
             return Verdict(0.0, False, "no_answer", "no final answer found", details)
+        if pred.kind == "list" and found.hedged:
+            shown = " | ".join(span[:40] for span in found.spans[:4])
+            return Verdict(0.0, False, "ok", f"several different final answers ({shown}): a hedge", details)
         if not pred.ok:
-            return Verdict(0.0, False, "no_answer", f"could not parse answer {found.text[:80]!r}", details)
+            why = f" ({_first_reason(pred)})" if _first_reason(pred) else ""
+            return Verdict(0.0, False, "no_answer", f"could not parse answer {found.text[:80]!r}{why}", details)
         return Verdict(0.0, False, "ok", f"answer {found.text[:80]!r} != gold {gold_span[:80]!r}", details)
+
+
+def _first_reason(parsed: Parsed) -> str:
+    if parsed.reason:
+        return parsed.reason
+    return next((reason for item in parsed.items if (reason := _first_reason(item))), "")
 
 
 def _quiet_math_verify() -> None:
@@ -84,10 +115,13 @@ class MathVerifier(Verifier):
     """Math answer equivalence built on math-verify and sympy.
 
     ``workers``: pool size (default: all cores); ``0`` grades in the calling process,
-    which is cheaper for a handful of samples but has no hard time limit.
-    ``timeout_s``: wall-clock limit per sample.
-    ``last_number``: fall back to the last number in the text when no other answer form is
-    found; only a number standing on its own counts, never one inside a formula.
+    which is cheaper for a handful of samples but has **no hard time limit**: an answer
+    sympy cannot finish with can hang the caller (the size guard refuses the common
+    shapes, such as power towers and huge factorials, but not every one).
+    ``timeout_s``: wall-clock limit per sample (pool only).
+    ``extract``: the answer forms looked for, strongest first (default all of
+    ``answer_tag, boxed, phrase, gsm8k, last_number``); ``last_number: false`` drops the
+    last-number fallback, which an RL run that asks for boxed answers may not want.
     ``leniency``: see :class:`~rewardsmith.verifiers.math_leniency.Leniency`.
     """
 
@@ -98,15 +132,20 @@ class MathVerifier(Verifier):
         answer_field: str = "answer",
         leniency: Leniency | Mapping[str, Any] | None = None,
         last_number: bool = True,
+        extract: Sequence[str] = METHODS,
         timeout_s: float = 5.0,
         workers: int | None = None,
     ) -> None:
+        unknown = sorted(set(extract) - set(METHODS))
+        if unknown:
+            raise ValueError(f"unknown extraction form {', '.join(unknown)}; forms: {', '.join(METHODS)}")
         self.answer_field = answer_field
         self.leniency = Leniency.from_spec(leniency)
-        self.last_number = last_number
+        self.methods = tuple(m for m in METHODS if m in extract and (last_number or m != "last_number"))
+        self.last_number = "last_number" in self.methods
         self.timeout_s = float(timeout_s)
         self.workers = workers
-        self.task = GradeTask(self.leniency, last_number)
+        self.task = GradeTask(self.leniency, self.methods)
 
     def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
         out: list[Verdict | None] = [None] * len(samples)
@@ -133,7 +172,7 @@ class MathVerifier(Verifier):
 
         outcomes = shared_pool(self.workers).map(self.task, items, self.timeout_s)
         verdicts = []
-        for outcome in outcomes:
+        for item, outcome in zip(items, outcomes, strict=True):
             if outcome.kind == "ok":
                 verdicts.append(outcome.value)
             elif outcome.kind == "timeout":
@@ -141,12 +180,24 @@ class MathVerifier(Verifier):
                     Verdict(0.0, None, "timeout", f"grading took longer than {self.timeout_s:g}s",
                             elapsed_s=self.timeout_s)
                 )
+            elif outcome.kind == "crash":
+                verdicts.append(self._crashed(item, str(outcome.value)))
             else:
                 verdicts.append(error(f"math grading failed: {outcome.value}"))
         return verdicts
 
+    def _crashed(self, item: tuple[str, str], message: str) -> Verdict:
+        """A worker died on this pair, twice. If the gold alone grades, the completion did it: 0."""
+        from rewardsmith.verifiers.pool import shared_pool
+
+        probe = shared_pool(self.workers).map(self.task, [(item[0], "")], self.timeout_s)[0]
+        if probe.kind != "ok":
+            return invalid_input(f"the gold answer crashes the grader ({message})")
+        return Verdict(0.0, False, "no_answer", f"the answer crashed the grader ({message})",
+                       {"gold": extract_gold(item[0])[:_SHOWN], "crashed": True})
+
     def _grade_here(self, item: tuple[str, str]) -> Verdict:
         try:
             return self.task(item)
-        except Exception as exc:  # same contract as the pool: a bug is an error verdict
+        except Exception as exc:  # a bug in our code, not the completion's doing: an error verdict
             return error(f"math grading failed: {type(exc).__name__}: {exc}")

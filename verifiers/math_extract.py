@@ -1,27 +1,60 @@
-"""Find the final answer in a completion: pure string work, no sympy.
+"""Find what a completion states as its final answer: pure string work, no sympy.
 
 Splitting extraction from parsing (as Math-Verify does) keeps each testable alone and
-means we only ever hand the short answer span to the LaTeX parser, never a whole
-solution, so a number cannot be picked out of some unrelated formula.
+means only short answer spans ever reach the LaTeX parser, never a whole solution.
 
-Forms, strongest first: ``<answer>…</answer>``, the last ``\\boxed{}``/``\\fbox{}``,
-GSM8K's ``#### N``, "final answer is …"/"the answer is …"/"Answer: …" (the last one
-wins; markdown emphasis such as ``**Final Answer:**`` allowed), and, when enabled, the
-last number in the text, provided it stands alone: the 5 of ``$r = \\sqrt{5}$`` is not an
-answer. A trailing "!" right after a digit stays: it is a factorial.
+**Where.** Reasoning is not the answer: a ``<think>…</think>`` block, or everything up to
+``</think>`` when the chat template opened the block in the prompt, is never searched, and
+an unclosed ``<think>`` hides everything after it.
+
+**Which form** (the strongest present decides; ``Extraction.method`` names it):
+
+1. ``answer_tag``: ``<answer>…</answer>``; inside a tag a box or phrase is read, else the
+   whole tag. Other forms outside the tags are ignored.
+2. ``boxed``: ``\\boxed{}`` / ``\\fbox{}`` (outermost ones).
+3. ``phrase``: "final answer is …", "the answer is …", "Answer: …", "the solution is …",
+   "… is the answer/solution", and ``gsm8k``: GSM8K's ``#### N``.
+4. ``last_number``: the last number in the text, only when it stands alone (not the 5 of
+   ``\\sqrt{5}``, ``x < 5``, ``5 thousand`` or "3 or 5").
+
+**Hedging.** Every statement of the deciding form counts, and once a completion has boxed
+an answer, every phrase or ``####`` after its first box counts too (phrases before the first
+box are working, superseded by the box). ``Extraction.spans`` holds the distinct statements;
+when they name different values the grader reads them as one multi-valued answer, which
+matches only a gold that lists exactly those values: "\\boxed{3} or \\boxed{4}" earns
+nothing for gold 4.
+
+Everything here is linear in the completion's length: braces are matched in one pass, and
+every phrase is read from a bounded window.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 
-ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
+from rewardsmith.verifiers.math_units import changes_value, words
+
+METHODS = ("answer_tag", "boxed", "phrase", "gsm8k", "last_number")
+
 BOX_COMMAND = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
-GSM8K_MARK = re.compile(r"####\s*([^\n]+)")
+_BRACE_TOKEN = re.compile(r"\\.|[{}]", re.DOTALL)
+_THINK_CLOSE = re.compile(r"</think\s*>", re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<think\s*>", re.IGNORECASE)
+_TAG = re.compile(r"<(/?)answer\s*>", re.IGNORECASE)
+GSM8K_MARK = re.compile(r"####[ \t]*([^\n]*)")
 # Markdown emphasis may wrap the phrase: "**Final Answer:** 5", "**Answer**: 5".
 PHRASE = re.compile(
-    r"(?:final\s+answer[*_\s]*(?:is|:)|the\s+answer\s+is|\banswer[*_\s]*:)[*_\s:]*",
+    r"(?:final\s+answer[*_\s]{0,8}(?:is|:)|the\s+(?:final\s+)?answer\s+is|^[ \t>#*_]*answer[*_ \t]{0,8}:"
+    r"|the\s+solutions?\s+(?:is|are|set\s+is)(?!\s+(?:to|as|that|this|given|found|follows)\b))[*_\s:]{0,8}",
+    re.IGNORECASE | re.MULTILINE,
+)
+# "$x \geq 5$ is the solution.", "$\frac{3}{4}$ is our final answer."
+_TRAILING_PHRASE = re.compile(
+    r"(\$\$?|\\\(|\\\[)([^$]{1,400}?)(?:\$\$?|\\\)|\\\])[ \t]*(?:is|are)[ \t]+(?:the|our|my)[ \t]+"
+    r"(?:final[ \t]+)?(?:answer|solution|solution[ \t]+set)s?\b",
     re.IGNORECASE,
 )
 # Thousands groups only as groups of three ("1,000"), so "5, so" ends at the 5; a LaTeX
@@ -32,68 +65,107 @@ NUMBER = re.compile(
 )
 # An escaped dollar ("$\\$36$") is currency inside the math, not its closing delimiter.
 MATH_DELIMITED = re.compile(r"^\s*(\$\$?|\\\(|\\\[)(.*?)((?<!\\)\$\$?|\\\)|\\\])", re.DOTALL)
+_MATH_SEGMENT = re.compile(r"(?<!\\)(\$\$?)(.+?)(?<!\\)\1|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_WINDOW = 600  # characters after a phrase that may hold its answer
+_MAX_STATEMENTS = 16  # distinct statements kept; more is a hedge whatever they say
 
 
 @dataclass(frozen=True)
 class Extraction:
-    text: str  # the answer span, delimiters removed
-    method: str  # which form found it: answer_tag, boxed, gsm8k, phrase, last_number, whole
+    """The final answer a completion states: one span per distinct statement of it."""
+
+    spans: tuple[str, ...]
+    method: str  # answer_tag, boxed, phrase, gsm8k, last_number
+
+    @property
+    def text(self) -> str:
+        return " | ".join(self.spans)
+
+    @property
+    def hedged(self) -> bool:
+        return len(self.spans) > 1
+
+
+@dataclass(frozen=True)
+class _Statement:
+    text: str
+    method: str
+    start: int
+
+
+def answer_region(text: str) -> str:
+    """The part of a completion that may state the answer: reasoning blocks removed."""
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        text = text[closes[-1].end():]
+    opened = _THINK_OPEN.search(text)
+    return text[: opened.start()] if opened else text
+
+
+def brace_pairs(text: str) -> dict[int, int]:
+    """Index of each ``{`` that is closed → index of its ``}``, in one pass.
+
+    ``\\{`` and ``\\}`` are literal braces; ``\\\\`` is a line break, so a brace after it is real.
+    """
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for token in _BRACE_TOKEN.finditer(text):
+        if token.group(0) == "{":
+            stack.append(token.start())
+        elif token.group(0) == "}" and stack:
+            pairs[stack.pop()] = token.start()
+    return pairs
 
 
 def balanced_group(text: str, start: int) -> tuple[str, int] | None:
     """The brace group opening at ``text[start] == '{'``: its content and the index after it."""
     if start >= len(text) or text[start] != "{":
         return None
-    depth, i = 0, start
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":  # an escape: \{ and \} are literal braces, \\ a line break before a real one
-            i += 2
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1 : i], i + 1
-        i += 1
-    return None
+    end = brace_pairs(text[start:]).get(0)
+    return None if end is None else (text[start + 1 : start + end], start + end + 1)
+
+
+def boxes(text: str, pairs: dict[int, int] | None = None) -> list[tuple[int, int, str]]:
+    """Every outermost ``\\boxed{…}``/``\\fbox{…}`` (also the brace-less ``\\boxed 5``): start, end, content."""
+    pairs = brace_pairs(text) if pairs is None else pairs
+    found: list[tuple[int, int, str]] = []
+    inside_until = -1
+    for match in BOX_COMMAND.finditer(text):
+        if match.start() < inside_until:
+            continue  # a box inside a box is part of the outer answer
+        brace = match.end()
+        if brace < len(text) and text[brace] == "{":
+            close = pairs.get(brace)
+            if close is None:
+                continue
+            found.append((match.start(), close + 1, text[brace + 1 : close]))
+            inside_until = close + 1
+        elif match.group(0)[-1].isspace():  # "\boxed 5": the token after the space
+            bare = re.match(r"[^\s$]+", text[match.end() : match.end() + 200])
+            if bare:
+                found.append((match.start(), match.end() + bare.end(), bare.group(0)))
+    return found
 
 
 def last_boxed(text: str) -> str | None:
-    """Content of the last ``\\boxed{…}`` or ``\\fbox{…}`` (also the brace-less ``\\boxed 5``)."""
-    found = None
-    for match in BOX_COMMAND.finditer(text):
-        group = balanced_group(text, match.end())
-        if group is not None:
-            found = group[0]
-        elif match.group(0)[-1].isspace():  # "\boxed 5": the token after the space
-            bare = re.match(r"[^\s$]+", text[match.end():])
-            if bare:
-                found = bare.group(0)
-    return found
+    """Content of the last box, or None."""
+    found = boxes(text)
+    return found[-1][2] if found else None
 
 
 def strip_math_delimiters(span: str) -> str:
     span = span.strip()
     match = MATH_DELIMITED.match(span)
-    if match:
+    if match and not span[match.end():].strip(" .,;"):
         return match.group(2).strip()
+    if _MATH_SEGMENT.search(span):
+        return _unwrap_segments(span)
     return span.strip("$ ").strip()
 
 
-def _phrase_span(text: str, start: int) -> str:
-    rest = text[start:]
-    math = MATH_DELIMITED.match(rest)
-    if math:
-        return math.group(2)
-    boxed = last_boxed(rest.split("\n", 1)[0])
-    if boxed is not None:
-        return boxed
-    line = rest.split("\n", 1)[0]
-    # End at a sentence end (". " or a final "."), not at a decimal point.
-    line = re.split(r"\.(?=\s|$)", line, maxsplit=1)[0]
-    return _trim(line)
+def _unwrap_segments(span: str) -> str:
+    """``$x = 5$ or $x = 6$`` → ``x = 5 or x = 6``: the math of every segment, the words between kept."""
+    return _MATH_SEGMENT.sub(lambda m: " " + (m.group(2) or m.group(3) or m.group(4) or "").strip() + " ", span).strip()
 
 
 def _trim(span: str) -> str:
@@ -104,78 +176,221 @@ def _trim(span: str) -> str:
     previous = None
     while span != previous:
         previous = span
-        span = span.strip().strip("*").rstrip(".;,")
+        span = span.strip().strip("*").rstrip(".;,").strip()
         if span.endswith("!") and (len(span) < 2 or span[-2] not in "0123456789)}!"):
             span = span[:-1]
     return span
 
 
-def extract_answer(text: str, last_number: bool = True) -> Extraction | None:
-    """The final answer span of a completion, or None when there is none."""
-    tags = ANSWER_TAG.findall(text)
-    if tags:
-        inner = tags[-1]
-        nested = extract_answer(inner, last_number=False)
-        if nested is not None and nested.method in ("boxed", "gsm8k", "phrase"):
-            return Extraction(nested.text, "answer_tag")
-        return Extraction(strip_math_delimiters(_trim(inner)), "answer_tag")
-    boxed = last_boxed(text)
-    if boxed is not None:
-        return Extraction(boxed.strip(), "boxed")
-    marks = GSM8K_MARK.findall(text)
-    if marks:
-        return Extraction(strip_math_delimiters(_trim(marks[-1])), "gsm8k")
-    phrases = list(PHRASE.finditer(text))
-    if phrases:
-        span = _phrase_span(text, phrases[-1].end())
-        if span.strip():
-            return Extraction(strip_math_delimiters(span), "phrase")
-    if last_number:
-        numbers = list(NUMBER.finditer(text))
-        if numbers and _stands_alone(text, numbers[-1]):
-            return Extraction(numbers[-1].group(0).strip(), "last_number")
+def _sentence(window: str) -> str:
+    """The first sentence of ``window``: up to a line end or a full stop outside math, but a
+    display-math block that opens it is read whole."""
+    opening = MATH_DELIMITED.match(window)
+    if opening and opening.group(1) in ("$$", "\\["):
+        return window[: opening.end()]
+    out, i, in_math = [], 0, ""
+    while i < len(window):
+        ch = window[i]
+        if ch == "\\" and window[i + 1 : i + 2] in ("(", ")", "[", "]", "$"):
+            token = window[i : i + 2]
+            if token in ("\\(", "\\["):
+                in_math = token
+            elif token in ("\\)", "\\]"):
+                in_math = ""
+            out.append(token)
+            i += 2
+            continue
+        if ch == "$":
+            in_math = "" if in_math == "$" else (in_math or "$")
+        elif not in_math and (ch == "\n" or (ch == "." and (i + 1 == len(window) or window[i + 1].isspace()))):
+            break
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+_COPULA = re.compile(r"\s(?:is|are|equals|=|be|was|of)\s", re.IGNORECASE)
+_PROSE_START = re.compile(r"^(?:the|a|an|our|its|their|this|that|we|it|there|so|thus|hence|therefore)\b", re.I)
+
+
+def _phrase_span(text: str, start: int) -> tuple[str, bool]:
+    """The answer a phrase introduces, and whether it is written in a box."""
+    window = text[start : start + _WINDOW]
+    sentence = _sentence(window.lstrip(" \t*_:"))
+    inner = boxes(sentence)
+    if inner:
+        return _trim(inner[-1][2]), True
+    sentence = _trim(sentence)
+    if _PROSE_START.match(sentence):
+        # "The largest $n$ is 34": the value follows the last copula outside math.
+        plain = _MATH_SEGMENT.sub(lambda m: "\0" * len(m.group(0)), sentence)
+        copulas = list(_COPULA.finditer(plain))
+        if copulas:
+            sentence = sentence[copulas[-1].end():]
+    return _trim(strip_math_delimiters(_trim(sentence))), False
+
+
+def _has_math(span: str) -> bool:
+    """Whether a phrase states a value (not "the answer is to factor it as follows")."""
+    if re.search(r"[\d\\^=<>()\[\]{}+*/|]", span):
+        return True
+    words = span.split()
+    return 0 < len(words) <= 3
+
+
+def _statements(text: str, methods: Iterable[str], *, pairs: dict[int, int] | None = None) -> list[_Statement]:
+    methods = set(methods)
+    found: list[_Statement] = []
+    first_box = None
+    if "boxed" in methods:
+        for start, _end, content in boxes(text, pairs):
+            found.append(_Statement(content.strip(), "boxed", start))
+        if found:
+            first_box = found[0].start
+    if "phrase" in methods:
+        for match in PHRASE.finditer(text):
+            span, in_box = _phrase_span(text, match.end())
+            if in_box and "boxed" in methods:
+                continue  # "The final answer is $\boxed{4}$": the box already counts
+            if span and _has_math(span):
+                found.append(_Statement(span, "phrase", match.start()))
+        for match in _TRAILING_PHRASE.finditer(text):
+            found.append(_Statement(match.group(2).strip(), "phrase", match.start()))
+    if "gsm8k" in methods:
+        for match in GSM8K_MARK.finditer(text):
+            span = _trim(strip_math_delimiters(_trim(match.group(1))))
+            if span:
+                found.append(_Statement(span, "gsm8k", match.start()))
+    if first_box is not None:
+        found = [s for s in found if s.method == "boxed" or s.start > first_box]
+    return sorted(found, key=lambda s: s.start)
+
+
+def _extraction(statements: list[_Statement], method: str | None = None) -> Extraction | None:
+    spans: list[str] = []
+    seen: set[str] = set()
+    for statement in statements:
+        key = re.sub(r"\s+", "", statement.text)
+        if key and key not in seen:
+            seen.add(key)
+            spans.append(statement.text)
+    if not spans:
+        return None
+    if method is None:
+        method = "boxed" if any(s.method == "boxed" for s in statements) else statements[-1].method
+    return Extraction(tuple(spans[:_MAX_STATEMENTS]) if len(spans) <= _MAX_STATEMENTS else tuple(spans), method)
+
+
+def answer_tags(text: str) -> list[str]:
+    """Contents of the closed ``<answer>…</answer>`` tags, found in one pass."""
+    contents, opened = [], None
+    for tag in _TAG.finditer(text):
+        if not tag.group(1):
+            opened = tag.end()
+        elif opened is not None:
+            contents.append(text[opened : tag.start()])
+            opened = None
+    return contents
+
+
+def extract_answer(text: str, last_number: bool = True, methods: Iterable[str] = METHODS) -> Extraction | None:
+    """The final answer a completion states, or None when it states none."""
+    methods = tuple(m for m in methods if last_number or m != "last_number")
+    region = answer_region(text)
+    if "answer_tag" in methods:
+        tags = answer_tags(region)
+        if tags:
+            spans = []
+            for inner in tags:
+                nested = extract_answer(inner, methods=[m for m in methods if m not in ("answer_tag", "last_number")])
+                spans.extend(nested.spans if nested is not None else [strip_math_delimiters(_trim(inner))])
+            statements = [_Statement(s, "answer_tag", i) for i, s in enumerate(spans) if s.strip()]
+            return _extraction(statements, "answer_tag")
+    found = _extraction(_statements(region, methods))
+    if found is not None:
+        return found
+    if "last_number" in methods:
+        number = _last_number(region)
+        if number is not None:
+            return Extraction((number,), "last_number")
     return None
 
 
-def _stands_alone(text: str, number: re.Match[str]) -> bool:
-    """Whether the last number is a value of its own, not a piece of a formula.
+def _last_number(text: str) -> str | None:
+    last = None
+    for last in NUMBER.finditer(text):  # noqa: B007 - only the last match is wanted
+        pass
+    if last is None or not _stands_alone(text, last):
+        return None
+    return last.group(0).strip()
 
-    In ``$r = \\sqrt{5}$``, ``12\\pi``, ``x^2 + x + 1``, ``(-1, 6)`` or ``3 \\pmod 9`` the last
-    number is not the answer, and grading it would call ``5`` right for ``\\sqrt{5}``: no
-    answer is better than that. ``= 16``, ``is 5``, ``$18``, ``**5**``, ``\\(40\\)``,
-    ``40 \\text{ inches}`` and ``\\textbf{5}`` stand alone.
+
+def _stands_alone(text: str, number: re.Match[str]) -> bool:
+    """Whether the last number is a value of its own, not a piece of a formula or a hedge.
+
+    In ``$r = \\sqrt{5}$``, ``12\\pi``, ``x^2 + x + 1``, ``(-1, 6)``, ``3 \\pmod 9``, ``x < 5``,
+    ``5 thousand`` or "3 or 5" the last number is not the answer, and grading it would call
+    ``5`` right: no answer is better than that. ``= 16``, ``is 5``, ``$18``, ``**5**``,
+    ``\\(40\\)``, ``40 \\text{ inches}`` and ``\\textbf{5}`` stand alone.
     """
     start, end = number.span()
     if number.group(0).startswith("-") and start > 0 and (text[start - 1].isalnum() or text[start - 1] in ")}"):
         return False  # "3x-6": a binary minus, the number is a term
-    before, after = text[:start].rstrip(" *"), text[end:]
+    before, after = text[max(0, start - 200) : start].rstrip(" *$"), text[end : end + 200]
     wrapper = _TEXT_WRAPPER.search(before)
     if wrapper and after.startswith("}"):  # \textbf{5}: emphasis, not a formula
-        before, after = before[: wrapper.start()].rstrip(" *"), after[1:]
-    if before.endswith(("{", "^", "_", "+", "-", "/", ",")) or re.search(r"\\[A-Za-z]+$", before):
-        return False  # after an operator or a command: "+ 1", "\\sqrt{5", "\\cdot 3", "\\pmod 9"
+        before, after = before[: wrapper.start()].rstrip(" *$"), after[1:]
+    before = re.sub(r"(?:\\[,;:! ]|~|\\quad)+$", "", before).rstrip()
+    if before.endswith(("{", "^", "_", "+", "-", "/", ",", "<", ">", "!=", "<=", ">=", "≤", "≥", "≠", "≈", "~", "±")):
+        return False  # after an operator or a relation: "+ 1", "x < 5", "x != 5"
+    if re.search(r"\\[A-Za-z]+$", before) and not re.search(r"\\(?:text|mathrm|mbox|quad|qquad)$", before):
+        return False  # after a command: "\\sqrt{5", "\\cdot 3", "\\pmod 9", "\\le 2", "\\approx 3"
+    previous_word = re.search(r"([A-Za-z]+)\W*$", before)
+    if previous_word and previous_word.group(1).lower() in _HEDGE_BEFORE:
+        return False  # "3 or 5", "at least 5", "approximately 5", "not 5"
     if re.match(r"\^\s*\{?\s*\\circ", after):
         return True  # degrees: "= 120^\\circ."
-    if after[:1].isalpha() or after[:1] in ("}", "^", "_", "("):
-        return False  # glued to what follows: "5x", "2}", "3^"
-    after = after.lstrip(" *")
-    if after.startswith("\\") and not _ENDS_A_VALUE.match(after):
+    if after[:1].isalpha() or after[:1] in ("}", "^", "_", "(", "!", "%"):
+        return False  # glued to what follows: "5x", "2}", "3^", "5!", "5%"
+    rest = after.lstrip(" *$")
+    if rest.startswith("\\") and not _ENDS_A_VALUE.match(rest):
         return False  # "12\\pi", "11 \\sqrt{5}", "3 \\cdot x"
-    return not after[:1] or after[:1] not in "}^_+-*/=×·"
+    following = re.match(r"(?:\\(?:text|mathrm|mbox)\s*\{\s*)?([A-Za-z]+)", rest)
+    if following and changes_value(following.group(1)):
+        return False  # "5 thousand", "3 or 4", "2 dozen"
+    return not rest[:1] or rest[:1] not in "}^_+-*/=×·<>≤≥"
 
 
+_HEDGE_BEFORE = words(
+    "or and to between not except than least most approximately approx about around roughly nearly "
+    "almost maybe perhaps possibly probably either circa"
+)
 _TEXT_WRAPPER = re.compile(r"\\(?:text|textbf|mathbf|mathrm|mbox)\s*\{$")
 # What may follow a value: a unit in \text, the end of the math, spacing, a percent sign.
 _ENDS_A_VALUE = re.compile(r"\\(?:text|textbf|mathrm|mbox|quad|qquad|[\])$%,;:! ]|\\)")
 
 
 def extract_gold(gold: str) -> str:
-    """A gold answer as datasets write it: bare (``1/3``), in ``$…$``, boxed, or ``#### 18``."""
+    """A gold answer as datasets write it, read whole: bare (``1/3``), in ``$…$``, boxed,
+    ``#### 18``, or in several pieces (``$8$, $4$``, ``\\boxed{1} and \\boxed{2}``), which are
+    joined into one list (``8, 4``) so that a part of the answer is not the answer."""
     text = str(gold).strip()
-    boxed = last_boxed(text)
-    if boxed is not None:
-        return boxed.strip()
+    found = boxes(text)
+    if found:
+        return ", ".join(content.strip() for _, _, content in found)
     marks = GSM8K_MARK.findall(text)
-    if marks:
+    if marks and marks[-1].strip():
         return marks[-1].strip()
+    segments = list(_MATH_SEGMENT.finditer(text))
+    if len(segments) > 1 and _only_separators_between(text, segments):
+        return ", ".join((m.group(2) or m.group(3) or m.group(4) or "").strip() for m in segments)
     return strip_math_delimiters(text)
+
+
+_SEPARATOR = re.compile(r"^\s*(?:,|;|and|or|,\s*and|\\text\{\s*(?:and|or|,)\s*\}|\\quad|\\qquad)?\s*$", re.I)
+
+
+def _only_separators_between(text: str, segments: list[re.Match[str]]) -> bool:
+    gaps = [text[a.end() : b.start()] for a, b in pairwise(segments)]
+    edges = text[: segments[0].start()] + text[segments[-1].end() :]
+    return all(_SEPARATOR.match(gap) for gap in gaps) and not edges.strip(" .")

@@ -1,45 +1,254 @@
 """Decide whether two parsed answers are the same, under the leniency switches.
 
-Numbers are compared here, by value with a relative tolerance, instead of by
-Math-Verify's ``evalf(chop=True)``, which calls ``1/2004!`` and ``1/2006!`` equal
-because both chop to zero; integers are compared exactly. Sequences are matched
-element by element here so the same holds inside tuples and sets. Equations are
-unwrapped here too (math-verify takes the right side of any equation, so ``6 = 5``
-would answer 5). Everything else (symbolic expressions, relations, intervals,
-matrices) goes to ``math_verify.verify``, which does that well.
+Every comparison is ours rather than ``math_verify.verify``'s, because each of its
+lenient defaults is a reward a policy can learn to farm: it compares ordered tuples as
+sets, equates two undefined values, reads ``x < 5`` as 5 and applies a float tolerance to
+integers. The rules here:
+
+* **Lists** (solution lists, several boxes) match as multisets, item by item; a single
+  value never equals a list of several (a hedge earns nothing), and a part of a
+  multi-part gold is not the gold.
+* **Order** is kept for tuples, points, vectors and intervals; only a set or a list of
+  solutions may be matched in any order.
+* **Numbers**: integers and exact values compare exactly (numerically to 50 digits for
+  irrational constants, never with a tolerance); a relative tolerance applies only when the
+  gold itself is a non-integer decimal (``approximate`` widens this). ``zoo`` and ``nan``
+  equal nothing. The same rule holds inside tuples, intervals and matrices.
+* **Relations** equal the set they describe (``intervals``), never a number.
+* **Equations** must name what they assign (a symbol, a function, a tuple of symbols):
+  ``3 = 4`` and ``a + b = 5`` are not values. A function's variable may be renamed.
+* **Expressions** with variables are equal when their difference vanishes at several
+  random points (exact for polynomials and rational functions, and far faster than
+  ``simplify``).
 """
 
 from __future__ import annotations
 
+import random
 import re
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 import sympy
-from math_verify import verify as mv_verify
-from sympy import Eq, FiniteSet, Interval, Set, Tuple
+from sympy import FiniteSet, Interval, Set, Tuple, Union
 from sympy.core.relational import Relational
 from sympy.matrices import MatrixBase
 
 from rewardsmith.verifiers.math_leniency import Leniency
-from rewardsmith.verifiers.math_parse import Parsed, choice_letter, normalize_text
+from rewardsmith.verifiers.math_parse import Name, Parsed, choice_letter, normalize_text, relation_set
+
+_DIGITS = 50  # precision of numeric identity tests
+_ZERO = sympy.Float(10) ** -40  # relative difference below which two exact values are one
+_POINTS = 5  # random points for identities in variables
 
 
 def equivalent(gold: Parsed, pred: Parsed, leniency: Leniency) -> bool:
     """True when ``pred`` answers the question whose reference answer is ``gold``."""
+    gold_value, pred_value = resolve(gold, leniency), resolve(pred, leniency)
+    if gold_value is None or pred_value is None:
+        return False  # an equation chain that contradicts itself ("x = 3 = 4")
+    return _equivalent(gold_value, pred_value, leniency)
+
+
+def combine_statements(statements: Sequence[Parsed], leniency: Leniency) -> Parsed:
+    """One answer from every statement of it: the same value stated twice is that value;
+    different values become one list of them, which only a gold listing them all equals."""
+    distinct: list[Parsed] = []
+    for statement in statements:
+        if not any(same_value(statement, seen, leniency) for seen in distinct):
+            distinct.append(statement)
+    if len(distinct) == 1:
+        return distinct[0]
+    items: list[Parsed] = []
+    for statement in distinct:
+        for item in statement.items if statement.kind == "list" else (statement,):
+            if not any(same_value(item, seen, leniency) for seen in items):
+                items.append(item)
+    return Parsed(text=" | ".join(s.text for s in distinct), kind="list", items=tuple(items))
+
+
+def same_value(a: Parsed, b: Parsed, leniency: Leniency) -> bool:
+    return equivalent(a, b, leniency) and equivalent(b, a, leniency)
+
+
+def resolve(parsed: Parsed, leniency: Leniency) -> Parsed | None:
+    """``x = \\frac42 = 2`` is ``x = 2``; a chain whose sides differ is None."""
+    if parsed.kind == "list":
+        items = [resolve(item, leniency) for item in parsed.items]
+        return None if any(i is None for i in items) else replace(parsed, items=tuple(items))  # type: ignore[arg-type]
+    if not parsed.chain:
+        return parsed
+    value = replace(parsed, chain=(), name=None)
+    for side in parsed.chain:
+        if not side.ok or not same_value(side, value, leniency):
+            return None
+    return replace(parsed, chain=())
+
+
+def _equivalent(gold: Parsed, pred: Parsed, leniency: Leniency) -> bool:
+    if gold.name is not None or pred.name is not None:
+        if gold.name is not None and pred.name is not None:
+            renamed = _match_names(gold.name, pred.name, pred)
+            if renamed is None:
+                return False
+            pred = renamed
+        elif (gold.kind == "equation") != (pred.kind == "equation"):
+            return _equations_equal(_as_equation(gold), _as_equation(pred))
+        elif not leniency.equation_rhs:
+            return False
+        gold, pred = replace(gold, name=None), replace(pred, name=None)
+    listed = _lists_equal(gold, pred, leniency)
+    if listed is not None:
+        return listed
+    return _values_equal(gold, pred, leniency)
+
+
+# -- lists and sets of answers ---------------------------------------------------------------
+
+def _members(parsed: Parsed) -> tuple[list[Parsed], str] | None:
+    """The answers a value holds, and how they may be matched: in ``any`` order or in ``order``."""
+    if parsed.kind == "list":
+        return list(parsed.items), "any"
+    if parsed.kind != "sympy":
+        return None
+    if isinstance(parsed.expr, FiniteSet):
+        return [_wrap(e, parsed) for e in parsed.expr.args], "any"
+    if isinstance(parsed.expr, Tuple) or (isinstance(parsed.expr, MatrixBase) and 1 in parsed.expr.shape):
+        return [_wrap(e, parsed) for e in _sequence(parsed.expr) or []], "order"
+    return None
+
+
+def _wrap(expr: Any, parent: Parsed) -> Parsed:
+    return Parsed(text=str(expr), expr=expr, kind="sympy", percent=parent.percent, degrees=parent.degrees)
+
+
+def _lists_equal(gold: Parsed, pred: Parsed, leniency: Leniency) -> bool | None:
+    """Compare collections of answers; None when that is not what the two are."""
+    gold_members, pred_members = _members(gold), _members(pred)
+    if gold_members is None and pred_members is None:
+        return None
+    if gold_members is None or pred_members is None:
+        single = gold if gold_members is None else pred
+        if single.kind == "sympy" and (isinstance(single.expr, Set) or _is_relation(single.expr)):
+            return None  # "(1, 3)" against an interval or "1 < x < 3": compared as sets
+        # A single value against several: "3 | 4" for gold 4 is a hedge; "1" for gold "1, 2" is partial.
+        items = (pred_members or gold_members or ([], ""))[0]
+        if len(items) != 1:
+            return False
+        return _equivalent(gold, items[0], leniency) if gold_members is None else _equivalent(items[0], pred, leniency)
+    (gold_items, gold_order), (pred_items, pred_order) = gold_members, pred_members
+    if len(gold_items) != len(pred_items):
+        return False
+    if "order" in (gold_order, pred_order) and not leniency.set_order:
+        if gold.kind != "list" and pred.kind != "list" and gold_order != pred_order:
+            return False  # a set is not a tuple: "\\{1, 3\\}" does not answer "(3, 1)"
+        return all(_equivalent(g, p, leniency) for g, p in zip(gold_items, pred_items, strict=True))
+    return _match_all(gold_items, pred_items, leniency)
+
+
+def _match_all(gold_items: list[Parsed], pred_items: list[Parsed], leniency: Leniency) -> bool:
+    """A perfect matching between the two multisets (augmenting paths; lists are short)."""
+    owner: dict[int, int] = {}  # pred index → gold index
+
+    def assign(g: int, seen: set[int]) -> bool:
+        for p, item in enumerate(pred_items):
+            if p in seen or not _equivalent(gold_items[g], item, leniency):
+                continue
+            seen.add(p)
+            if p not in owner or assign(owner[p], seen):
+                owner[p] = g
+                return True
+        return False
+
+    return all(assign(g, set()) for g in range(len(gold_items)))
+
+
+# -- names -----------------------------------------------------------------------------------
+
+def _match_names(gold: Name, pred: Name, value: Parsed) -> Parsed | None:
+    """The prediction with its function variables renamed to the gold's, or None when the
+    names differ (``y = 2`` does not answer ``x = 2``; ``g(x) = x`` does not answer ``f(x) = x``)."""
+    if gold.kind != pred.kind or gold.head != pred.head or len(gold.args) != len(pred.args):
+        return None
+    if gold.args == pred.args or value.kind != "sympy":
+        return value
+    mapping = dict(zip(pred.args, gold.args, strict=True))
+    symbols = value.expr.free_symbols if isinstance(value.expr, sympy.Basic) else set()
+    if any(_symbol_key(s) in gold.args and _symbol_key(s) not in mapping for s in symbols):
+        return None  # the prediction uses the gold's variable as something else
+    swap = {s: sympy.Symbol(mapping[_symbol_key(s)], **s.assumptions0) for s in symbols if _symbol_key(s) in mapping}
+    return replace(value, expr=value.expr.xreplace(swap))
+
+
+def _symbol_key(symbol: sympy.Symbol) -> str:
+    return re.sub(r"[\s{}\\]", "", symbol.name)
+
+
+def _as_equation(parsed: Parsed) -> Any:
+    """``y = 2x + 3`` as the equation it is, for comparison with ``2x - y + 3 = 0``."""
+    if parsed.kind == "equation":
+        return parsed.expr
+    named = parsed.name is not None and parsed.name.kind == "symbol"
+    if named and parsed.kind == "sympy" and isinstance(parsed.expr, sympy.Expr):
+        return sympy.Eq(sympy.Symbol(parsed.name.head, real=True), parsed.expr, evaluate=False)
+    return None
+
+
+def _equations_equal(gold: Any, pred: Any) -> bool:
+    """Two equations are one when ``lhs − rhs`` of one is a nonzero constant times the other's."""
+    if gold is None or pred is None:
+        return False
+    g, p = _unify(gold.lhs - gold.rhs), _unify(pred.lhs - pred.rhs)
+    if g == 0 or p == 0 or g.free_symbols != p.free_symbols or not g.free_symbols:
+        return False
+    ratios = _sample(g / p, g.free_symbols)
+    if not ratios or any(r is None or r == 0 for r in ratios):
+        return False
+    first = ratios[0]
+    return all(abs(r - first) <= _ZERO * max(abs(first), 1) for r in ratios[1:])
+
+
+# -- single values ---------------------------------------------------------------------------
+
+def _values_equal(gold: Parsed, pred: Parsed, leniency: Leniency) -> bool:
     if gold.kind == "choice" or pred.kind == "choice":
         return _choice_equal(gold, pred)
     if not leniency.choices and (choice_letter(gold.text) or choice_letter(pred.text)):
         return _text_equal(gold, pred)  # strict: "(B)" and "B" are different strings
     if gold.base and pred.base and gold.base != pred.base:
         return False  # 52_8 is not 52_9 (a numeral without a base takes the question's)
+    if "undefined" in (gold.kind, pred.kind):
+        return False  # 3:00 read as 3/0 and 12:00 read as 12/0 are not one answer
+    if gold.kind == "equation" or pred.kind == "equation":
+        return _equations_equal(_as_equation(gold), _as_equation(pred))
+    if gold.kind == "ratio" or pred.kind == "ratio":
+        return _ratio_equal(gold, pred, leniency)
     if not gold.ok or not pred.ok or "text" in (gold.kind, pred.kind):
         return _text_equal(gold, pred)
     if not leniency.percent and gold.percent != pred.percent:
         return False
     if not leniency.degrees and gold.degrees != pred.degrees:
         return False
-    percent = (gold.percent, pred.percent) if leniency.percent else (False, False)
-    return expr_equal(gold.expr, pred.expr, leniency, percent)
+    return any(expr_equal(g, p, leniency) for g, p in _readings(gold, pred, leniency))
+
+
+def _readings(gold: Parsed, pred: Parsed, leniency: Leniency) -> list[tuple[Any, Any]]:
+    """The value pairs to try: as written, and under the percent and degree switches."""
+    pairs = [(gold.expr, pred.expr)]
+    if leniency.percent and isinstance(gold.expr, sympy.Expr) and isinstance(pred.expr, sympy.Expr):
+        if gold.percent and not pred.percent:
+            pairs.append((gold.expr / 100, pred.expr))
+        if pred.percent and not gold.percent:
+            pairs.append((gold.expr, pred.expr / 100))
+    both_values = isinstance(gold.expr, sympy.Expr) and isinstance(pred.expr, sympy.Expr)
+    if leniency.degrees and gold.degrees != pred.degrees and both_values:
+        if gold.degrees:
+            pairs.append((gold.expr * sympy.pi / 180, pred.expr))
+        else:
+            pairs.append((gold.expr, pred.expr * sympy.pi / 180))
+    return pairs
 
 
 def _text_equal(gold: Parsed, pred: Parsed) -> bool:
@@ -69,105 +278,149 @@ def _as_letter(parsed: Parsed) -> str | None:
     return letter
 
 
-def expr_equal(gold: Any, pred: Any, leniency: Leniency, percent: tuple[bool, bool] = (False, False)) -> bool:
-    if _false_equation(gold) or _false_equation(pred):
-        return False  # "6 = 5" is not an answer of 5, whatever math-verify's rhs rule says
-    gold_eq, pred_eq = isinstance(gold, Eq), isinstance(pred, Eq)
-    if gold_eq != pred_eq and (_names_value(gold, False) if gold_eq else _names_value(pred, True)):
-        if not leniency.equation_rhs:
+def _ratio_equal(gold: Parsed, pred: Parsed, leniency: Leniency) -> bool:
+    """Times compare exactly; ratios in proportion (``2:4`` is ``1:2``), and a two-part ratio
+    equals the number it stands for (``1:2`` is ``\\frac12``)."""
+    if gold.time or pred.time:
+        return gold.time and pred.time and gold.expr == pred.expr
+    if gold.kind == "ratio" and pred.kind == "ratio":
+        a, b = gold.expr, pred.expr
+        if len(a) != len(b) or 0 in (a[0], b[0]):
             return False
-        gold = gold.rhs if gold_eq else gold
-        pred = pred.rhs if pred_eq else pred
+        return all(x * b[0] == y * a[0] for x, y in zip(a, b, strict=True))
+    ratio, other = (gold, pred) if gold.kind == "ratio" else (pred, gold)
+    if len(ratio.expr) != 2 or ratio.expr[1] == 0 or other.kind != "sympy" or not _is_number(other.expr):
+        return False
+    value = ratio.expr[0] / ratio.expr[1]
+    return _numbers_equal(value, other.expr, leniency) if ratio is gold else _numbers_equal(other.expr, value, leniency)
 
-    if _is_sequence(gold) or _is_sequence(pred):
-        return _sequences_equal(gold, pred, leniency)
 
-    if _is_relation(gold) != _is_relation(pred):
-        if not leniency.intervals:
+# -- sympy values ----------------------------------------------------------------------------
+
+def expr_equal(gold: Any, pred: Any, leniency: Leniency) -> bool:
+    """Equality of two sympy values: numbers, expressions, relations, sets, tuples, matrices."""
+    gold_seq, pred_seq = _sequence(gold), _sequence(pred)
+    if gold_seq is not None or pred_seq is not None:
+        if gold_seq is None or pred_seq is None:
+            return _pair_matches_set(gold, pred, leniency)
+        if len(gold_seq) != len(pred_seq) or _shape(gold) != _shape(pred):
             return False
-        return _relation_matches_set(gold, pred)
-
+        return all(expr_equal(g, p, leniency) for g, p in zip(gold_seq, pred_seq, strict=True))
+    if isinstance(gold, FiniteSet) or isinstance(pred, FiniteSet):
+        if not (isinstance(gold, FiniteSet) and isinstance(pred, FiniteSet)):
+            return False
+        return _match_all([_wrap(e, Parsed("")) for e in gold.args], [_wrap(e, Parsed("")) for e in pred.args],
+                          leniency)
+    gold_rel, pred_rel = _is_relation(gold), _is_relation(pred)
+    if gold_rel or pred_rel:
+        return _relations_equal(gold, pred, leniency)
+    if isinstance(gold, Set) or isinstance(pred, Set):
+        return isinstance(gold, Set) and isinstance(pred, Set) and _sets_equal(gold, pred, leniency)
+    if not (isinstance(gold, sympy.Expr) and isinstance(pred, sympy.Expr)):
+        return gold == pred
     if _is_number(gold) and _is_number(pred):
         if not leniency.unsimplified and not (_is_literal(gold) and _is_literal(pred)):
             return _canonical(gold) == _canonical(pred)
-        return _numbers_equal(gold, pred, leniency, percent)
-
+        return _numbers_equal(gold, pred, leniency)
+    if _is_number(gold) != _is_number(pred):
+        return False
     if not leniency.unsimplified:
-        return _canonical(gold) == _canonical(pred)
-    return bool(mv_verify(gold, pred, timeout_seconds=None))
+        return _canonical(_unify(gold)) == _canonical(_unify(pred))
+    return _identity(gold, pred)
+
+
+def _sequence(expr: Any) -> list[Any] | None:
+    """The elements of an ordered value: a tuple, a vector, a matrix (row by row)."""
+    if isinstance(expr, Tuple):
+        return list(expr.args)
+    if isinstance(expr, MatrixBase):
+        return list(expr)
+    return None
+
+
+def _shape(expr: Any) -> tuple[int, ...]:
+    """Matrices must agree in shape, except that a row or column vector is a tuple."""
+    if isinstance(expr, MatrixBase) and 1 not in expr.shape:
+        return tuple(expr.shape)
+    return ()
+
+
+def _pair_matches_set(gold: Any, pred: Any, leniency: Leniency) -> bool:
+    """``(1, 3)`` written as a pair is also the open interval from 1 to 3 (never ``(3, 1)``)."""
+    pair, other = (gold, pred) if _sequence(gold) is not None else (pred, gold)
+    items = _sequence(pair)
+    if items is None or len(items) != 2 or not isinstance(pair, Tuple):
+        return False
+    if _is_relation(other):
+        if not leniency.intervals:
+            return False
+        other = relation_set(other)
+    if not isinstance(other, Interval) or not (other.left_open and other.right_open):
+        return False
+    start, end = (items[0], items[1])
+    if pair is gold:
+        return _numbers_equal(start, other.start, leniency) and _numbers_equal(end, other.end, leniency)
+    return _numbers_equal(other.start, start, leniency) and _numbers_equal(other.end, end, leniency)
 
 
 def _is_relation(expr: Any) -> bool:
-    """An inequality, or a chain of them: ``-2 \\le x \\le 7`` parses as ``And(-2 <= x, x <= 7)``."""
+    """An inequality, or a chain or union of them: ``-2 \\le x \\le 7`` is ``And(-2 <= x, x <= 7)``."""
     if isinstance(expr, Relational):
         return True
     return isinstance(expr, (sympy.And, sympy.Or)) and all(_is_relation(arg) for arg in expr.args)
 
 
-def _relation_matches_set(gold: Any, pred: Any) -> bool:
-    relation, other = (gold, pred) if _is_relation(gold) else (pred, gold)
-    if isinstance(relation, Eq) and not isinstance(other, Set):
-        return False  # an equation left here is not an assignment: it has no value to compare
-    if mv_verify(gold, pred, timeout_seconds=None, allow_set_relation_comp=True):
-        return True
-    # math-verify compares one inequality with an interval; a chain needs the solution set.
-    if not isinstance(other, Set) or len(relation.free_symbols) != 1:
-        return False
-    try:
-        solutions = relation.as_set()
-    except Exception:  # as_set raises NotImplementedError and others for what it cannot solve
-        return False
-    return solutions == other or bool(mv_verify(solutions, other, timeout_seconds=None))
-
-
-def _names_value(expr: Eq, named_expression: bool) -> bool:
-    """Whether the equation ``expr`` stands for its right side, compared with a bare value.
-
-    ``x = 2`` and ``2 + 3 = 5`` are; so is ``a + b = 5`` in a completion (the question asked
-    for ``a + b``), but not in a gold answer: ``x^2 + y^2 = 1`` is a curve, not the number 1.
-    """
-    if isinstance(expr.lhs, sympy.Symbol):
-        return True
-    if not expr.lhs.free_symbols and not expr.rhs.free_symbols:
-        return True  # a true numeric equation; false ones are rejected before
-    return named_expression and bool(expr.lhs.free_symbols)
-
-
-def _false_equation(expr: Any) -> bool:
-    if not isinstance(expr, Eq) or expr.lhs.free_symbols or expr.rhs.free_symbols:
-        return False
-    if not (_is_number(expr.lhs) and _is_number(expr.rhs)):
-        return False
-    return not _close(expr.lhs, expr.rhs, Leniency(rel_tol=0.0, abs_tol=0.0))
-
-
-def _is_sequence(expr: Any) -> bool:
-    return isinstance(expr, (FiniteSet, Tuple, list, tuple))
-
-
-def _elements(expr: Any) -> list[Any] | None:
-    if isinstance(expr, (FiniteSet, Tuple, list, tuple)):
-        return list(expr.args if isinstance(expr, (FiniteSet, Tuple)) else expr)
-    if isinstance(expr, Interval) and expr.left_open and expr.right_open:
-        return [expr.start, expr.end]  # "(1, 2)" is a pair as often as an interval
-    return None
-
-
-def _sequences_equal(gold: Any, pred: Any, leniency: Leniency) -> bool:
-    gold_items, pred_items = _elements(gold), _elements(pred)
-    if gold_items is None or pred_items is None or len(gold_items) != len(pred_items):
-        return False
-    # A set ("\\{1, 2\\}") has no order to respect; lists and tuples do when set_order is off.
-    ordered = not leniency.set_order and not (isinstance(gold, FiniteSet) or isinstance(pred, FiniteSet))
-    if ordered:
-        return all(expr_equal(g, p, leniency) for g, p in zip(gold_items, pred_items, strict=True))
-    unmatched = list(pred_items)
-    for g in gold_items:
-        hit = next((i for i, p in enumerate(unmatched) if expr_equal(g, p, leniency)), None)
-        if hit is None:
+def _relations_equal(gold: Any, pred: Any, leniency: Leniency) -> bool:
+    """Relations compare as the sets of reals they describe; a relation never equals a number."""
+    if _is_relation(gold) != _is_relation(pred):
+        if not leniency.intervals:
             return False
-        unmatched.pop(hit)
+        relation, other = (gold, pred) if _is_relation(gold) else (pred, gold)
+        if not isinstance(other, Set) or len(relation.free_symbols) != 1:
+            return False
+        solutions = relation_set(relation)
+        if solutions is None:
+            return False
+        return _sets_equal(solutions, other, leniency) if relation is pred else _sets_equal(other, solutions, leniency)
+    if gold.free_symbols != pred.free_symbols:
+        return False  # "x < 3" does not answer "y < 3"
+    if len(gold.free_symbols) == 1:
+        gold_set, pred_set = relation_set(gold), relation_set(pred)
+        if gold_set is not None and pred_set is not None:
+            return _sets_equal(gold_set, pred_set, leniency)
+    return bool(gold == pred or gold.canonical == pred.canonical)
+
+
+def _sets_equal(gold: Any, pred: Any, leniency: Leniency) -> bool:
+    """Unions of intervals and finite sets, piece by piece, ends compared as numbers."""
+    gold_parts, pred_parts = _pieces(gold), _pieces(pred)
+    if gold_parts is None or pred_parts is None:
+        return bool(gold == pred)
+    if len(gold_parts) != len(pred_parts):
+        return False
+    for g, p in zip(gold_parts, pred_parts, strict=True):
+        if isinstance(g, Interval) and isinstance(p, Interval):
+            if (g.left_open, g.right_open) != (p.left_open, p.right_open):
+                return False
+            if not (_numbers_equal(g.start, p.start, leniency) and _numbers_equal(g.end, p.end, leniency)):
+                return False
+        elif isinstance(g, FiniteSet) and isinstance(p, FiniteSet):
+            if not expr_equal(g, p, leniency):
+                return False
+        elif g != p:
+            return False
     return True
+
+
+def _pieces(value: Any) -> list[Any] | None:
+    parts = list(value.args) if isinstance(value, Union) else [value]
+    if not all(isinstance(p, (Interval, FiniteSet)) or p in (sympy.S.Reals, sympy.S.EmptySet) for p in parts):
+        return None
+    parts = [Interval(-sympy.oo, sympy.oo) if p == sympy.S.Reals else p for p in parts]
+    try:
+        return sorted(parts, key=lambda p: float(p.inf) if p != sympy.S.EmptySet else float("-inf"))
+    except (TypeError, ValueError):  # symbolic ends: keep sympy's own order
+        return parts
 
 
 def _is_number(expr: Any) -> bool:
@@ -177,6 +430,10 @@ def _is_number(expr: Any) -> bool:
         and not expr.free_symbols
         and bool(expr.is_number)
     )
+
+
+def _is_value(expr: Any) -> bool:
+    return _is_number(expr) or expr in (sympy.oo, -sympy.oo)
 
 
 def _is_literal(expr: Any) -> bool:
@@ -190,44 +447,129 @@ def _canonical(expr: Any) -> Any:
         return expr
 
 
-def _numbers_equal(gold: Any, pred: Any, leniency: Leniency, percent: tuple[bool, bool]) -> bool:
-    candidates = [(gold, pred)]
-    if percent[0]:
-        candidates.append((gold / 100, pred))
-    if percent[1]:
-        candidates.append((gold, pred / 100))
-    return any(_close(a, b, leniency) for a, b in candidates)
-
-
-def _close(a: Any, b: Any, leniency: Leniency) -> bool:
-    a, b = _canonical(a), _canonical(b)
-    if a is sympy.nan or b is sympy.nan:
-        return False  # "0 \\infty" is undefined, not equal to anything (Max() would raise on it)
-    if a == b:
+def _numbers_equal(gold: Any, pred: Any, leniency: Leniency) -> bool:
+    """Exact, unless the gold is itself a decimal approximation (or ``approximate`` is on)."""
+    gold, pred = _canonical(gold), _canonical(pred)
+    if not (_is_value(gold) and _is_value(pred)):
+        return False
+    if sympy.zoo in (gold, pred) or sympy.nan in (gold, pred) or gold.has(sympy.zoo, sympy.nan) or pred.has(
+        sympy.zoo, sympy.nan
+    ):
+        return False
+    if gold == pred:
         return True
-    if isinstance(a, sympy.Integer) and isinstance(b, sympy.Integer):
-        return False  # counts are exact: 123456789 is not 123456788, however small the relative gap
-    a, b = _exact_decimal(a), _exact_decimal(b)
-    rel, tol = sympy.Rational(str(leniency.rel_tol)), sympy.Rational(str(leniency.abs_tol))
-    if isinstance(a, sympy.Rational) and isinstance(b, sympy.Rational):
-        return abs(a - b) <= max(rel * max(abs(a), abs(b)), tol)
-    # 30 significant digits, relative: tiny values such as 1/2004! keep their precision.
+    if gold.is_infinite or pred.is_infinite:
+        return False
+    if _tolerant(gold, leniency):
+        return _within_tolerance(gold, pred, leniency)
+    return _exactly_equal(_exact(gold), _exact(pred))
+
+
+def _tolerant(gold: Any, leniency: Leniency) -> bool:
+    """Whether the gold is an approximation, so a nearby value answers it too."""
+    if gold.has(sympy.Float):
+        value = _exact(gold)
+        return not (isinstance(value, sympy.Rational) and value.is_integer)
+    if leniency.approximate:
+        return not (isinstance(gold, sympy.Rational) and gold.is_integer)
+    return False
+
+
+def _exact(expr: Any) -> Any:
+    """Decimal literals as the exact numbers they spell (``0.333333`` is 333333/10⁶), not binary floats."""
+    if not expr.has(sympy.Float):
+        return expr
     try:
-        diff = sympy.N(sympy.Abs(a - b), 30)
-        scale = sympy.N(sympy.Max(sympy.Abs(a), sympy.Abs(b)), 30)
-    except (TypeError, ValueError):  # not comparable (zoo, nan inside an expression)
+        return expr.xreplace({f: sympy.Rational(str(f)) for f in expr.atoms(sympy.Float)})
+    except (TypeError, ValueError):
+        return expr
+
+
+def _exactly_equal(gold: Any, pred: Any) -> bool:
+    if isinstance(gold, sympy.Rational) and isinstance(pred, sympy.Rational):
+        return gold == pred
+    if isinstance(gold, sympy.Rational) or isinstance(pred, sympy.Rational):
+        other = pred if isinstance(gold, sympy.Rational) else gold
+        if other.is_rational is False:
+            return False  # a fraction is never an irrational value, however close
+    return _numerically_zero(gold - pred, gold, pred)
+
+
+def _numerically_zero(diff: Any, a: Any, b: Any) -> bool:
+    try:
+        d = sympy.N(diff, _DIGITS)
+        scale = max(abs(sympy.N(a, _DIGITS)), abs(sympy.N(b, _DIGITS)))
+    except (TypeError, ValueError, ArithmeticError):
+        return False
+    if not (d.is_number and scale.is_number) or d.has(sympy.nan, sympy.zoo) or scale.is_infinite:
+        return False
+    return bool(abs(d) <= _ZERO * scale) if scale != 0 else bool(d == 0)
+
+
+def _within_tolerance(gold: Any, pred: Any, leniency: Leniency) -> bool:
+    rel, tol = sympy.Rational(str(leniency.rel_tol)), sympy.Rational(str(leniency.abs_tol))
+    gold, pred = _exact(gold), _exact(pred)
+    if isinstance(gold, sympy.Rational) and isinstance(pred, sympy.Rational):
+        return abs(gold - pred) <= max(rel * max(abs(gold), abs(pred)), tol)
+    try:
+        diff = abs(sympy.N(gold - pred, 30))
+        scale = max(abs(sympy.N(gold, 30)), abs(sympy.N(pred, 30)))
+    except (TypeError, ValueError, ArithmeticError):
         return False
     if not (diff.is_number and scale.is_number) or diff.is_infinite or scale.is_infinite:
         return False
     return bool(diff <= max(rel * scale, tol))
 
 
-def _exact_decimal(expr: Any) -> Any:
-    """A decimal literal as the exact number it spells (``0.333333`` is 333333/10⁶), not its binary float,
-    so the tolerance boundary does not depend on rounding."""
-    if isinstance(expr, sympy.Float):
+# -- identities in variables -----------------------------------------------------------------
+
+def _unify(expr: Any) -> Any:
+    """Every symbol as a plain real symbol of the same name, so ``x`` from either parser is one ``x``."""
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    symbols = expr.free_symbols
+    swap = {s: _real_symbol(_symbol_key(s)) for s in symbols if isinstance(s, sympy.Symbol)}
+    return expr.xreplace(swap) if swap else expr
+
+
+@lru_cache(maxsize=4096)
+def _real_symbol(name: str) -> sympy.Symbol:
+    return sympy.Symbol(name, real=True)
+
+
+def _identity(gold: Any, pred: Any) -> bool:
+    """Equal as functions of their variables: the same symbols, and a difference that vanishes
+    (to 50 digits) at several random points, negative ones included (``\\sqrt{x^2}`` is not ``x``)."""
+    gold, pred = _unify(gold), _unify(_exact(pred))
+    gold = _exact(gold)
+    if gold == pred:
+        return True
+    if gold.free_symbols != pred.free_symbols:
+        return False
+    values = _sample(gold - pred, gold.free_symbols, scale_of=(gold, pred))
+    return bool(values) and all(v is not None and v == 0 for v in values)
+
+
+def _sample(expr: Any, symbols: set[Any], scale_of: tuple[Any, Any] | None = None) -> list[Any]:
+    """``expr`` at fixed pseudo-random points; with ``scale_of``, 0 where it is negligibly small
+    next to those two expressions there. None for a point where it cannot be evaluated."""
+    rng = random.Random(1729)
+    ordered = sorted(symbols, key=lambda s: s.name)
+    out: list[Any] = []
+    for _ in range(_POINTS):
+        point = {s: sympy.Rational(rng.randint(-2999, 2999), 1000) + sympy.Rational(1, 7919) for s in ordered}
         try:
-            return sympy.Rational(str(expr))
-        except (TypeError, ValueError):
-            return expr
-    return expr
+            value = sympy.N(expr.xreplace(point), _DIGITS)
+            if scale_of is not None:
+                scale = max(abs(sympy.N(scale_of[0].xreplace(point), _DIGITS)),
+                            abs(sympy.N(scale_of[1].xreplace(point), _DIGITS)))
+                value = 0 if abs(value) <= _ZERO * max(scale, 1) else value
+        except (TypeError, ValueError, ArithmeticError):
+            out.append(None)
+            continue
+        undefined = isinstance(value, sympy.Basic) and value.has(sympy.nan, sympy.zoo)
+        if not getattr(value, "is_number", True) or undefined:
+            out.append(None)
+            continue
+        out.append(value)
+    return [v for v in out if v is not None] if sum(v is None for v in out) < len(out) else []

@@ -1,8 +1,11 @@
 """The documented leniency switches of the ``math`` verifier.
 
-Every switch is a place where graders disagree; each is on by default because a
-human grader would accept the answer, and each can be turned off in the spec
-(``{"type": "math", "leniency": {"percent": false}}``) for stricter rewards.
+Every switch is a place where graders disagree. The ones on by default accept answers a
+careful human grader accepts and that a policy cannot farm (``10 cm`` for 10); each can be
+turned off in the spec (``{"type": "math", "leniency": {"percent": false}}``) for stricter
+rewards. ``set_order`` and ``approximate`` are off by default because they do let wrong
+answers through (``(7, 6)`` for ``(6, 7)``, ``0.333333`` for ``\\frac13``): turn them on
+knowingly.
 """
 
 from __future__ import annotations
@@ -25,16 +28,22 @@ class Leniency:
     - ``degrees``: ``30^\\circ`` ≡ ``30``; off, the degree sign must be on both sides or neither.
     - ``unsimplified``: answers equal after simplification count (``(x+1)^2`` ≡ ``x^2+2x+1``);
       off, only sympy's automatic canonical form is compared (``\\frac{2}{4}`` still ≡ ``\\frac12``).
-    - ``rel_tol`` / ``abs_tol``: numbers within ``max(rel_tol·max(|a|,|b|), abs_tol)`` are equal.
-      ``rel_tol`` is relative so ``1/2004!`` and ``1/2006!`` stay different; two integers are
-      always compared exactly (``123456789`` is not ``123456788``); set both to 0 for exact
-      comparison of decimals too.
-    - ``set_order``: comma lists and tuples compare without regard to order; off, in order.
-      Sets (``\\{1, 2\\}``) never have an order; lists keep their repeats (``1, 1, 2`` ≠ ``1, 2``).
+    - ``rel_tol`` / ``abs_tol``: when the gold is a non-integer decimal (``2.5``, ``0.3333``), numbers
+      within ``max(rel_tol·max(|a|,|b|), abs_tol)`` of it are equal. Any other gold compares exactly,
+      to the last digit (``1000000.5`` is not ``1000000``; ``1/2004!`` is not ``1/2006!``), and so do
+      the ends of intervals and the entries of tuples and matrices.
+    - ``approximate`` (off): the tolerance also applies to non-integer golds that are not decimals,
+      so a decimal approximation answers an exact value (``0.333333`` ≡ ``\\frac13``,
+      ``1.414214`` ≡ ``\\sqrt2``). Integers stay exact.
+    - ``set_order`` (off): tuples, points and vectors match in any order (``(2, 1)`` ≡ ``(1, 2)``).
+      Off, only sets and lists of solutions (``1, 2``, ``x = 1 or x = 2``) ignore order; lists keep
+      their repeats (``1, 1, 2`` ≠ ``1, 2``).
     - ``intervals``: an inequality, or a chain of them, equals the interval it describes
       (``k < -5`` ≡ ``(-\\infty,-5)``, ``-2 \\le x \\le 7`` ≡ ``[-2, 7]``).
-    - ``equation_rhs``: ``x = 2`` ≡ ``2``, and a completion's ``a + b = 5`` ≡ ``5``; off, an equation
-      only matches an equation. A false numeric equation (``6 = 5``) never matches.
+    - ``equation_rhs``: a named value equals the bare value (``x = 2`` ≡ ``2``, ``g(x) = x^2`` ≡ ``x^2``,
+      ``(p, q) = (3, 2)`` ≡ ``(3, 2)``); off, a named answer only matches a named gold. The name
+      must be a symbol, a function of symbols or a tuple of symbols: ``3 = 4``, ``x = 3 = 4`` and
+      ``a + b = 5`` never answer 4 or 5 with any setting.
     - ``choices``: multiple-choice letters match in any dress (``(B)``, ``B``, ``\\text{(B)}``,
       ``option b``, ``(B) 12``; a hedge such as ``(B) or (C)`` does not); off, letters are
       compared as plain text.
@@ -49,7 +58,8 @@ class Leniency:
     unsimplified: bool = True
     rel_tol: float = 1e-6
     abs_tol: float = 0.0
-    set_order: bool = True
+    set_order: bool = False
+    approximate: bool = False
     intervals: bool = True
     equation_rhs: bool = True
     choices: bool = True

@@ -1,30 +1,40 @@
-"""Turn an answer span into something gradeable: a sympy object, a choice letter, or text.
+"""Turn an answer span into a structured answer: values, lists, named values, relations, sets.
 
-The span is cleaned according to the leniency switches (units, degree signs, percent,
-mixed numbers, plain-text math) and then parsed whole, with latex2sympy (the parser
-behind Math-Verify) or, for plain text such as ``sqrt(2)/2``, with sympy's own
-parser. A span that does not parse whole stays unparsed: we never fall back to a
-number found inside it, which is how plain Math-Verify turns ``5\\weird{q}`` into 5.
+The span is read in two layers. The outer layer is ours: Unicode and markup are normalised,
+a written list is split at its top-level separators (``1, 2``, ``x = 1 or x = 2``,
+``$1$ and $2$``), ``\\pm`` is expanded, an equation is split into the name it assigns and
+its value (``g(x) = x^2``, ``(p, q) = (3, 2)``), set-builder notation becomes the set it
+describes, and ratios and clock times stay themselves (``12:00`` is not 12/0). The leaves
+go to latex2sympy (the parser behind Math-Verify) or, for plain text such as
+``sqrt(2)/2``, to sympy's own parser. A leaf that does not parse whole stays unparsed: we
+never fall back to a number found inside it, which is how plain Math-Verify turns
+``5\\weird{q}`` into 5.
 
 Where latex2sympy's reading would grade wrong answers right, the span is read here
 first: words (``east``) stay text rather than a product of letters that equals
 ``seat``; a numeral keeps its base (``52_8``); thousands separators (``10\\,000``) are
-not a product; a comma list stays a list (order and repeats kept). sympy's plain-text
-parser evaluates Python, so only arithmetic, single letters and known function names
-ever reach it.
+not a product; only real units are dropped (``5 thousand`` is not 5); a span too large
+to evaluate (``5^{5^{5^{5^5}}}``, ``100000!``) is refused before sympy sees it. sympy's
+plain-text parser evaluates Python, so only arithmetic, single letters and known function
+names ever reach it.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 import sympy
 
 from rewardsmith.verifiers.math_leniency import Leniency
+from rewardsmith.verifiers.math_units import UNIT_PREFIXES, is_unit, words
+
+MAX_SPAN_CHARS = 1500  # an answer longer than this is not an answer (and would be slow to parse)
+MAX_DIGITS = 100_000  # a number with more digits than this is refused before sympy builds it
 
 CHOICE = re.compile(
     r"^(?P<wrap>\\(?:text|textbf|mathrm|mathbf)\s*\{)?\s*(?P<word>(?:option|choice)\s+)?(?P<open>\()?\s*"
@@ -37,11 +47,10 @@ PERCENT = re.compile(r"\\?%\s*$|\s*\bpercent\s*$", re.IGNORECASE)
 _GAP = r"(?P<gap>(?:\s|\\[,;:! ]|~)*)"
 TEXT_UNITS = re.compile(
     _GAP + r"\\(?:text|mbox|mathrm|textrm|textnormal|rm)\s*\{\s*(?P<word>[A-Za-z][A-Za-z .^/\d-]*)\}"
-    r"(?:\^\{?\d\}?)?\s*$"
+    r"(?P<power>\^\{?\d\}?)?\s*$"
 )
 WORD_UNITS = re.compile(
-    r"(?<=[\d}])" + _GAP + r"(?:(?:square|sq\.?|cubic)\s+)?(?P<word>[a-zA-Z]{2,})\.?(?:\^\{?\d\}?)?"
-    r"(?:\s+(?:per|an?|each)\s+[a-zA-Z]+)?\s*$"
+    r"(?<=[\d}])" + _GAP + r"(?P<word>(?:(?:square|sq\.?|cubic)\s+)?[a-zA-Z][a-zA-Z/]+)\.?(?P<power>\^\{?\d\}?)?\s*$"
 )
 MIXED_NUMBER = re.compile(r"(?<![\d.}])(\d+)\s*\\[dt]?frac")
 # A plain-text function name, i.e. one without the backslash LaTeX would need ("3pi/4", "2sqrt3").
@@ -55,39 +64,82 @@ _THOUSANDS_SEP = re.compile(r",\\!|\{,\}|\\,|\\!|\\ |~|,| ")
 BASE_NUMERAL = re.compile(r"^([0-9A-Za-z]+)_\{?(\d{1,2})\}?$")
 # A span of plain words ("east", "no solution"): text, not a product of single-letter symbols.
 WORDS = re.compile(r"^[A-Za-z]+(?:[\s-]+[A-Za-z]+)*$")
+# Clock times and ratios compare as themselves: "12:00" is not 12/0, "3:00" is not 12:00.
+TIME = re.compile(r"^(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*(am|pm|a\.m\.|p\.m\.))?$", re.IGNORECASE)
+RATIO = re.compile(r"^\d+(?:\.\d+)?(?:\s*:\s*\d+(?:\.\d+)?)+$")
+REPEATING = re.compile(r"^(-?)(\d*)\.(\d*)\\overline\{(\d+)\}$")
 
 # Names that are math, not units or prose: "2 pi" is 2π and "arcsin x" is not a word answer.
-# ("sec" and "min" are left out: after a number they are seconds and minutes.)
 _MATH_WORDS = {
     "pi", "sqrt", "sin", "cos", "tan", "cot", "csc", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
     "log", "ln", "exp", "abs", "inf", "infty", "infinity", "mod", "gcd", "lcm", "det", "i", "e",
 }
-# Words that follow a number without being its unit: math names and glue ("3 and 4", "x equals").
-_NOT_UNITS = _MATH_WORDS | {"and", "or", "to", "equals", "is", "are", "the", "of"}
-# Units that may be written glued to the number ("10cm", "5kg") or that have only two letters.
-# Any other word needs a space before it and three letters ("5 apples"): "5xy" is an expression.
-_UNIT_ABBREVIATIONS = {
-    "mm", "cm", "dm", "km", "in", "ft", "yd", "mi", "mg", "kg", "lb", "lbs", "oz", "ml", "cl", "dl", "hr", "hrs",
-    "min", "mins", "sec", "secs", "mph", "kph", "kmh", "cc", "sq", "usd", "am", "pm", "rs", "gal", "ha", "kw",
-    "kwh", "mb", "gb", "kb", "hz", "khz", "mhz", "nm", "cents",
+_NOT_PROSE = _MATH_WORDS | {"and", "or", "to", "equals", "is", "are", "the", "of"}
+_NUMBER_WORDS = {
+    word: n for n, word in enumerate(re.findall(
+        r"\w+", "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty"
+    ))
 }
+
+_UNICODE = {
+    "∞": r"\infty ", "∪": r"\cup ", "∩": r"\cap ", "≤": r"\le ", "≥": r"\ge ", "≠": r"\ne ", "±": r"\pm ",
+    "∓": r"\mp ", "π": r"\pi ", "·": r"\cdot ", "×": r"\times ", "÷": r"\div ", "−": "-", "–": "-", "∈": r"\in ",
+    "θ": r"\theta ", "α": r"\alpha ", "β": r"\beta ", "γ": r"\gamma ", "λ": r"\lambda ", "φ": r"\phi ",
+    "°": r"^\circ ", "²": "^2", "³": "^3", "¹": "^1", "⁰": "^0", "√": r"\sqrt", "∅": r"\emptyset ", "ℝ": r"\mathbb{R}",
+    "⟨": r"\langle ", "⟩": r"\rangle ", "…": r"\ldots ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
+}
+_UNICODE_RE = re.compile("|".join(map(re.escape, _UNICODE)))
+_SQRT_UNICODE_ARG = re.compile(r"\\sqrt(?![A-Za-z\[{])\s*(\d+|[A-Za-z]|\([^()]*\))")
+_NOISE = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|displaystyle|textstyle)(?![A-Za-z])\s*|\\!")
+_QUALIFIER = re.compile(r"^(?:\\text\s*\{\s*(?:only|exactly)\s*\}|(?:only|exactly)\s)\s*|\s*\\text\s*\{\s*only\s*\}$")
+
+
+@dataclass(frozen=True)
+class Name:
+    """What an equation assigns: ``x``, ``m_{\\max}``, ``f(x)``, ``(p, q)``.
+
+    ``head`` is the normalised name (a function's name, or the names of a tuple joined by
+    commas); ``args`` the variable names of a function, so ``f(z) = z`` and ``f(x) = x``
+    can be compared up to renaming.
+    """
+
+    kind: str  # symbol, function, tuple
+    head: str
+    args: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Parsed:
-    """A parsed answer. ``expr`` is a sympy object, a choice letter, or None (text, unparsed)."""
+    """A parsed answer.
+
+    ``kind``: ``sympy`` (``expr`` is a sympy object: number, expression, relation, set,
+    tuple, matrix), ``choice`` (a letter), ``text`` (words), ``ratio`` (``expr`` a tuple of
+    numbers; ``time`` set for a clock time), ``undefined`` (``1/0``, ``0/0``: equal to
+    nothing), ``equation`` (a relation between expressions that names nothing, such as
+    ``x^2 + y^2 = 1``), ``list`` (``items``: several answers, e.g. solutions), or
+    ``unparsed``. ``name`` is set when an equation names the value (``x = 2``); ``chain``
+    holds the other sides of ``x = \\frac42 = 2``, which must all agree.
+    """
 
     text: str  # the cleaned span, for string comparison and reporting
     expr: Any = None
-    kind: str = "unparsed"  # sympy, choice, text (words such as "east"), unparsed
+    kind: str = "unparsed"
     percent: bool = False
     degrees: bool = False
     units: str = ""
     base: int | None = None  # the base of a numeral written with one ("52_8")
+    name: Name | None = None
+    chain: tuple[Parsed, ...] = ()
+    items: tuple[Parsed, ...] = ()
+    time: bool = False
+    reason: str = ""  # why a span stayed unparsed
 
     @property
     def ok(self) -> bool:
-        return self.kind != "unparsed"
+        if self.kind == "list":
+            return all(item.ok for item in self.items)
+        return self.kind != "unparsed" and all(side.ok for side in self.chain)
 
 
 def normalize_text(span: str) -> str:
@@ -119,33 +171,421 @@ def parse_answer(span: str, leniency: Leniency) -> Parsed:
     return _parse_cached(span, leniency)
 
 
+def parse_answers(spans: tuple[str, ...], leniency: Leniency) -> Parsed:
+    """Several statements of an answer as one: the same value stated twice is that value, and
+    different values make a list (which a single-valued gold never equals)."""
+    parsed = [parse_answer(span, leniency) for span in spans]
+    if len(parsed) == 1:
+        return parsed[0]
+    return Parsed(text=" | ".join(p.text for p in parsed), kind="list", items=tuple(parsed))
+
+
 @lru_cache(maxsize=65536)
 def _parse_cached(span: str, leniency: Leniency) -> Parsed:
-    text = span.strip().strip("$").strip()
+    text = clean(span)
+    if not text:
+        return Parsed(text=span.strip(), reason="empty")
+    if len(text) > MAX_SPAN_CHARS:
+        return Parsed(text=text[:200], reason=f"longer than {MAX_SPAN_CHARS} characters")
+    if leniency.choices:
+        letter = choice_letter(text)
+        if letter:
+            return Parsed(text=text, expr=letter, kind="choice")
+    too_big = _too_big(text)
+    if too_big:
+        return Parsed(text=text, reason=too_big)
+    return _parse_list(text, leniency)
+
+
+def clean(span: str) -> str:
+    """Unicode, sizing commands and enclosing dollars and punctuation removed."""
+    text = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], span)
+    text = _SQRT_UNICODE_ARG.sub(lambda m: r"\sqrt{" + m.group(1) + "}", text)
+    text = _NOISE.sub("", text)
+    text = text.replace(r"\langle", "(").replace(r"\rangle", ")").replace(r"\lbrace", r"\{").replace(r"\rbrace", r"\}")
+    text = re.sub(r"\\(?:dfrac|tfrac)", r"\\frac", text)
+    text = re.sub(r"\\(?:leqslant|leq)(?![A-Za-z])", r"\\le", text)
+    text = re.sub(r"\\(?:geqslant|geq)(?![A-Za-z])", r"\\ge", text)
+    text = re.sub(r"\\(?:neq)(?![A-Za-z])", r"\\ne", text)
+    text = text.strip().strip("$").strip()
+    text = re.sub(r"^\\[\[(]|\\[\])]$", "", text).strip()
+    return text.rstrip(".;").strip()
+
+
+# -- lists -------------------------------------------------------------------------------------
+
+_SEPARATOR_WORDS = {"and", "or", ",", "and/or", ", and", ", or", "or else"}
+
+
+def split_items(text: str) -> tuple[list[str], list[str]]:
+    """Split at top-level separators: commas, semicolons, ``and``/``or`` (bare or in ``\\text``),
+    ``\\quad``. Brackets of any kind (``( [ \\{``) nest; ``[1, 2)`` is one item."""
+    items, separators, depth, start, i = [], [], 0, 0, 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            word = re.match(r"\\([A-Za-z]+|.)", text[i:])
+            token = word.group(1) if word else ""
+            if token in ("{", "(", "["):
+                depth += 1
+            elif token in ("}", ")", "]"):
+                depth -= 1
+            elif depth == 0 and token in ("text", "mbox", "textrm", "mathrm", "textnormal"):
+                group = re.match(r"\\[A-Za-z]+\s*\{([^{}]*)\}", text[i:])
+                if group and group.group(1).strip().lower() in _SEPARATOR_WORDS:
+                    items.append(text[start:i])
+                    separators.append(group.group(1).strip().lower().lstrip(", ") or ",")
+                    i += group.end()
+                    start = i
+                    continue
+                if group:
+                    i += group.end()
+                    continue
+            elif depth == 0 and token in ("quad", "qquad"):
+                items.append(text[start:i])
+                separators.append(",")
+                i += len(token) + 1
+                start = i
+                continue
+            i += 1 + len(token)
+            continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and ch in ",;":
+            items.append(text[start:i])
+            separators.append(",")
+            start = i + 1
+        elif depth == 0 and ch.isspace():
+            word = re.match(r"\s+(and|or)\s+", text[i:])
+            if word:
+                items.append(text[start:i])
+                separators.append(word.group(1))
+                i += word.end()
+                start = i
+                continue
+        i += 1
+    items.append(text[start:])
+    if depth != 0:
+        return [text], []
+    kept = [(item.strip(), sep) for item, sep in zip(items, ["", *separators], strict=True)]
+    if any(not item for item, _ in kept):
+        return [text], []
+    return [item for item, _ in kept], [sep for _, sep in kept[1:]]
+
+
+def _parse_list(text: str, leniency: Leniency) -> Parsed:
+    if THOUSANDS.match(text):
+        return _parse_item(text, leniency)
+    items, separators = split_items(text)
+    if len(items) == 1:
+        return _parse_item(text, leniency)
+    parsed = [_parse_item(item, leniency) for item in items]
+    joined = _join_relations(parsed, separators)
+    if joined is not None:
+        return joined
+    # "x = 1, 2": the name of the first item covers the bare values after it.
+    name = parsed[0].name
+    if name is not None:
+        parsed = [p if p.name is not None or p.kind == "list" else replace(p, name=name) for p in parsed]
+    flat: list[Parsed] = []
+    for p in parsed:
+        flat.extend(p.items if p.kind == "list" else (p,))
+    return Parsed(text=text, kind="list", items=tuple(flat))
+
+
+def _join_relations(parsed: list[Parsed], separators: list[str]) -> Parsed | None:
+    """``x < 2 or x > 3`` is one condition (a union), not two answers; likewise with ``and``."""
+    if len(set(separators)) != 1 or separators[0] not in ("and", "or"):
+        return None
+    if not all(p.kind == "sympy" and p.name is None and _is_relation(p.expr) for p in parsed):
+        return None
+    symbols = {frozenset(p.expr.free_symbols) for p in parsed}
+    if len(symbols) != 1:
+        return None
+    join = sympy.Or if separators[0] == "or" else sympy.And
+    text = f" {separators[0]} ".join(p.text for p in parsed)
+    return Parsed(text=text, expr=join(*(p.expr for p in parsed)), kind="sympy")
+
+
+def _is_relation(expr: Any) -> bool:
+    from sympy.core.relational import Relational
+
+    if isinstance(expr, Relational) and not isinstance(expr, sympy.Eq):
+        return True
+    return isinstance(expr, (sympy.And, sympy.Or)) and all(_is_relation(arg) for arg in expr.args)
+
+
+# -- items: ±, set-builder, equations, leaves --------------------------------------------------
+
+_PM = re.compile(r"\\(pm|mp)(?![A-Za-z])")
+_SET_BUILDER = re.compile(
+    r"^\\\{\s*(?P<var>[A-Za-z])\s*(?:\\in\s*\\mathbb\s*\{?\s*R\s*\}?\s*)?(?:\\mid|\\vert|\||:)\s*(?P<cond>.+?)\s*\\\}$"
+)
+
+
+def _parse_item(text: str, leniency: Leniency) -> Parsed:
+    text = _QUALIFIER.sub("", text).strip()
+    if not text:
+        return Parsed(text=text, reason="empty")
+    if _PM.search(text):
+        variants = [_PM.sub(lambda m, s=sign: s if m.group(1) == "pm" else _flip(s), text) for sign in ("+", "-")]
+        parts = [_parse_item(v, leniency) for v in variants]
+        return Parsed(text=text, kind="list", items=tuple(parts))
+    builder = _SET_BUILDER.match(text)
+    if builder:
+        return _parse_set_builder(text, builder.group("var"), builder.group("cond"), leniency)
+    sides = _split_equation(text)
+    if len(sides) > 1:
+        return _parse_equation(text, sides, leniency)
+    membership = re.match(r"^(?P<lhs>.+?)\s*\\in\s*(?P<rhs>.+)$", text)
+    if membership:
+        name = parse_name(membership.group("lhs"))
+        if name is not None:
+            value = _parse_leaf(membership.group("rhs"), leniency)
+            return replace(value, name=name, text=text)
+    return _parse_leaf(text, leniency)
+
+
+def _flip(sign: str) -> str:
+    return "-" if sign == "+" else "+"
+
+
+def _split_equation(text: str) -> list[str]:
+    """Split at top-level ``=`` signs that are equalities (not ``<=``, ``>=``, ``!=``, ``:=``)."""
+    sides, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "=" and depth == 0:
+            if (i > 0 and text[i - 1] in "<>!:=") or text[i + 1 : i + 2] == "=":
+                continue
+            sides.append(text[start:i])
+            start = i + 1
+    sides.append(text[start:])
+    return [s.strip() for s in sides] if all(s.strip() for s in sides) else [text]
+
+
+def _parse_equation(text: str, sides: list[str], leniency: Leniency) -> Parsed:
+    """``x = 3``, ``f(x) = x^2``, ``(p, q) = (3, 2)``, ``3 = x``, ``x = \\frac42 = 2`` name a value;
+    any other equation (``x^2 + y^2 = 1``, ``3 = 4``, ``a + b = 5``) names nothing."""
+    name = parse_name(sides[0])
+    if name is not None:
+        values = [_parse_list(side, leniency) for side in sides[1:]]
+        return replace(values[-1], name=name, chain=tuple(values[:-1]), text=text)
+    if len(sides) == 2:
+        name = parse_name(sides[1])
+        if name is not None:
+            return replace(_parse_list(sides[0], leniency), name=name, text=text)
+    parts = [_parse_leaf(side, leniency) for side in sides]
+    if not all(p.ok and p.kind == "sympy" for p in parts):
+        return Parsed(text=text, reason="an equation whose sides do not parse")
+    return Parsed(
+        text=text, kind="equation", expr=sympy.Eq(parts[0].expr, parts[-1].expr, evaluate=False),
+        chain=tuple(parts[1:-1]),
+    )
+
+
+_GREEK = words(
+    "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi rho sigma tau "
+    "upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega"
+)
+_SYMBOL = (
+    r"(?:[A-Za-z]|\\(?:" + "|".join(sorted(_GREEK)) + r")(?![A-Za-z])|\\(?:text|mathrm|operatorname)\s*\{[A-Za-z ]+\})"
+    r"(?:\s*_\s*(?:\{[^{}]{1,20}\}|[A-Za-z0-9]))?(?:'{1,3}|\^\s*\{?\s*\*\s*\}?)?"
+)
+_SYMBOL_RE = re.compile(rf"^{_SYMBOL}$")
+_SEGMENT = re.compile(r"^(?:m\s*)?(?:\\angle\s*|\\overline\s*\{|\\overarc\s*\{|\\widehat\s*\{)?[A-Z]{1,4}\}?$")
+_FUNCTION = re.compile(
+    rf"^(?P<head>{_SYMBOL})\s*(?:\^\s*\{{?\s*-1\s*\}}?)?\s*\(\s*(?P<args>{_SYMBOL}(?:\s*,\s*{_SYMBOL})*)\s*\)$"
+)
+_TUPLE_NAME = re.compile(rf"^\(\s*(?P<args>{_SYMBOL}(?:\s*,\s*{_SYMBOL})+)\s*\)$")
+
+
+def parse_name(text: str) -> Name | None:
+    """The name an equation side gives, or None when it is a number or an expression.
+
+    Symbols (``x``, ``x_1``, ``m_{\\max}``, ``\\theta``, ``\\text{speed}``), geometric names
+    (``AB``, ``\\angle ABC``), functions of symbols (``f(x)``, ``g(x, y)``, ``f^{-1}(x)``)
+    and tuples of symbols (``(p, q)``) name a value; ``3``, ``a + b`` and ``2x`` do not.
+    """
+    text = text.strip()
+    if _SYMBOL_RE.match(text) or _SEGMENT.match(text):
+        if text in ("e", "i") or re.fullmatch(r"\\(?:pi|Pi)", text):
+            return None  # constants, not names
+        return Name("symbol", _name_key(text))
+    function = _FUNCTION.match(text)
+    if function:
+        args = tuple(_name_key(a) for a in re.split(r"\s*,\s*", function.group("args").strip()))
+        head = _name_key(text[: text.index("(")])
+        if len(set(args)) == len(args):
+            return Name("function", head, args)
+    pair = _TUPLE_NAME.match(text)
+    if pair:
+        names = tuple(_name_key(a) for a in re.split(r"\s*,\s*", pair.group("args").strip()))
+        return Name("tuple", ",".join(names))
+    return None
+
+
+def _name_key(text: str) -> str:
+    key = re.sub(r"\\(?:text|mathrm|operatorname|overline|angle|widehat|overarc)\s*", "", text)
+    key = re.sub(r"[\s{}\\]", "", key)
+    return key
+
+
+def _parse_set_builder(text: str, var: str, condition: str, leniency: Leniency) -> Parsed:
+    """``\\{x \\mid -1 < x < 1\\}`` is the interval it describes."""
+    inner = _parse_list(condition, leniency)
+    if inner.kind != "sympy" or not _is_relation(inner.expr):
+        return Parsed(text=text, reason="a set-builder condition that is not an inequality")
+    symbols = inner.expr.free_symbols
+    if len(symbols) != 1 or next(iter(symbols)).name != var:
+        return Parsed(text=text, reason="a set-builder condition on another variable")
+    as_set = relation_set(inner.expr)
+    if as_set is None:
+        return Parsed(text=text, reason="a set-builder condition sympy cannot solve")
+    return Parsed(text=text, expr=as_set, kind="sympy")
+
+
+def relation_set(expr: Any) -> Any:
+    """The set of reals an inequality in one variable describes, or None."""
+    try:
+        return expr.as_set()
+    except Exception:  # as_set raises NotImplementedError and others for what it cannot solve
+        return None
+
+
+# -- leaves -----------------------------------------------------------------------------------
+
+def _parse_leaf(text: str, leniency: Leniency) -> Parsed:
     if leniency.choices:
         letter = choice_letter(text)
         if letter:
             return Parsed(text=text, expr=letter, kind="choice")
     text, percent, degrees, units = _strip_decorations(text, leniency)
     if not text:
-        return Parsed(text=span.strip())
+        return Parsed(text=text, reason="empty")
+    flags = {"percent": percent, "degrees": degrees, "units": units}
     if THOUSANDS.match(text):
         text = _THOUSANDS_SEP.sub("", text)
+    time = TIME.match(text)
+    if time:
+        parts = tuple(int(p) for p in time.groups()[:3] if p is not None)
+        suffix = (time.group(4) or "").replace(".", "").lower()
+        return Parsed(text=f"{text}", expr=(*parts, suffix), kind="ratio", time=True, **flags)
+    if RATIO.match(text):
+        parts = tuple(sympy.Rational(p.strip()) for p in text.split(":"))
+        return Parsed(text=text, expr=parts, kind="ratio", **flags)
+    bracketed = _parse_bracketed(text, leniency)
+    if bracketed is not None:
+        return replace(bracketed, **flags)
+    repeating = REPEATING.match(text)
+    if repeating:
+        return Parsed(text=text, expr=_repeating_decimal(*repeating.groups()), kind="sympy", **flags)
     numeral = BASE_NUMERAL.match(text)
     if numeral and (numeral.group(1).isdigit() or _valid_numeral(numeral.group(1), int(numeral.group(2)))):
         # latex2sympy drops the subscript, which makes 52_8 equal 52_9; keep the digits and the base.
         digits, base = numeral.group(1), int(numeral.group(2))
         if not _valid_numeral(digits, base):
-            return Parsed(text=text)  # "40_0", "19_8": not a numeral in any base
+            return Parsed(text=text, reason="not a numeral in any base")
         if digits.isdigit():
             return Parsed(text=text, expr=sympy.Integer(digits), kind="sympy", base=base)
         return Parsed(text=digits, kind="text", base=base)
-    if WORDS.match(text) and _is_prose(text):
-        return Parsed(text=text, kind="text", percent=percent, degrees=degrees, units=units)
+    word = _unwrap_text(text)
+    if word is not None and word.lower() in _NUMBER_WORDS:
+        return Parsed(text=text, expr=sympy.Integer(_NUMBER_WORDS[word.lower()]), kind="sympy", **flags)
+    if word is not None and WORDS.match(word) and _is_prose(word):
+        return Parsed(text=word, kind="text", **flags)
     expr = _parse_math(text, leniency)
     if expr is None:
-        return Parsed(text=text, percent=percent, degrees=degrees, units=units)
-    return Parsed(text=text, expr=expr, kind="sympy", percent=percent, degrees=degrees, units=units)
+        return Parsed(text=text, reason="does not parse as LaTeX", **flags)
+    if _undefined(expr):
+        return Parsed(text=text, expr=expr, kind="undefined", **flags)
+    return Parsed(text=text, expr=expr, kind="sympy", **flags)
+
+
+def _parse_bracketed(text: str, leniency: Leniency) -> Parsed | None:
+    """Tuples, intervals and sets read here, element by element, so that order is kept and a
+    backwards pair stays itself: latex2sympy reads ``(3, 1)`` as the open interval from 3 to
+    1, which is empty and so equal to every other backwards pair.
+
+    ``(a, b)`` is a pair (it compares with an open interval too), ``[a, b)``, ``(a, b]`` and
+    ``[a, b]`` are intervals (ends in order), ``(a, b, c)`` and ``[a, b, c]`` are tuples and
+    ``\\{a, b\\}`` is a set. None when the span is not one bracketed list.
+    """
+    if text.startswith("\\{") and text.endswith("\\}") and _encloses(text, 2):
+        inner, kind = text[2:-2], "set"
+    elif text[:1] in "([" and text[-1:] in ")]" and _encloses(text, 1):
+        inner, kind = text[1:-1], text[0] + text[-1]
+    else:
+        return None
+    items, separators = split_items(inner) if inner.strip() else ([], [])
+    if any(sep != "," for sep in separators):
+        return None
+    if kind != "set" and len(items) < 2:
+        return None  # "(x + 1)": grouping, not a tuple
+    parts = [_parse_list(item, leniency) if kind == "set" else _parse_leaf(item, leniency) for item in items]
+    if not all(p.kind == "sympy" and p.name is None for p in parts):
+        return Parsed(text=text, reason="a bracketed list with an item that does not parse")
+    exprs = [p.expr for p in parts]
+    if kind == "set":
+        return Parsed(text=text, expr=sympy.FiniteSet(*exprs) if exprs else sympy.EmptySet, kind="sympy")
+    if kind in ("[)", "(]", "[]") and len(exprs) == 2:
+        return _interval(text, exprs[0], exprs[1], kind[0] == "(", kind[1] == ")")
+    return Parsed(text=text, expr=sympy.Tuple(*exprs), kind="sympy")
+
+
+def _encloses(text: str, width: int) -> bool:
+    """Whether the bracket opening ``text`` (``width`` characters) closes only at its very end."""
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0 and i < len(text) - 1:
+                return False
+    return depth == 0
+
+
+def _interval(text: str, start: Any, end: Any, left_open: bool, right_open: bool) -> Parsed:
+    try:
+        ordered = sympy.Le(start, end)
+    except TypeError:  # ends that are not real (a complex number, a tuple)
+        return Parsed(text=text, reason="an interval whose ends are not real numbers")
+    if ordered is sympy.false:
+        return Parsed(text=text, reason="an interval whose ends are out of order")
+    try:
+        interval = sympy.Interval(start, end, left_open, right_open)
+    except (TypeError, ValueError):
+        return Parsed(text=text, reason="an interval sympy cannot build")
+    return Parsed(text=text, expr=interval, kind="sympy")
+
+
+def _unwrap_text(text: str) -> str | None:
+    r"""The words of ``east`` or ``\text{no solution}``; None when the span is not plain words."""
+    match = re.fullmatch(r"\\(?:text|textbf|textit|mathrm|mbox|textrm)\s*\{([^{}]*)\}", text)
+    inner = match.group(1).strip() if match else text
+    return inner if WORDS.match(inner) else None
+
+
+def _repeating_decimal(sign: str, whole: str, fixed: str, repeat: str) -> Any:
+    """``0.\\overline{3}`` = 1/3, ``0.1\\overline{6}`` = 1/6."""
+    value = sympy.Integer(whole or 0) + sympy.Rational(int(fixed or 0), 10 ** len(fixed))
+    value += sympy.Rational(int(repeat), (10 ** len(repeat) - 1) * 10 ** len(fixed))
+    return -value if sign else value
+
+
+def _undefined(expr: Any) -> bool:
+    try:
+        atoms = expr.atoms() if isinstance(expr, sympy.Basic) else set()
+    except Exception:  # exotic objects without atoms(): not undefined as far as we can tell
+        return False
+    return any(atom in (sympy.zoo, sympy.nan) for atom in atoms)
 
 
 def _valid_numeral(digits: str, base: int) -> bool:
@@ -163,13 +603,14 @@ def _valid_numeral(digits: str, base: int) -> bool:
 def _is_prose(text: str) -> bool:
     """Words such as ``east`` or ``no solution`` are text: as a product of symbols ``east`` would equal ``seat``."""
     words = re.split(r"[\s-]+", text.lower())
-    return any(len(w) >= 4 for w in words) and not any(w in _NOT_UNITS for w in words)
+    return any(len(w) >= 4 for w in words) and not any(w in _NOT_PROSE for w in words)
 
 
 def _strip_decorations(text: str, leniency: Leniency) -> tuple[str, bool, bool, str]:
-    """Remove what the switches allow: %, degree signs, units."""
+    """Remove what the switches allow: %, degree signs, units of measure."""
     percent = degrees = False
     units = ""
+    text = re.sub(r"^\\\$\s*|^\$\s*(?=\d)", "", text).strip()  # a currency sign: "\$18"
     stripped = PERCENT.sub("", text)
     if stripped != text:
         percent, text = True, stripped.strip()
@@ -180,9 +621,10 @@ def _strip_decorations(text: str, leniency: Leniency) -> tuple[str, bool, bool, 
         text = _unwrap_text_number(text)
         for pattern in (TEXT_UNITS, WORD_UNITS):
             match = pattern.search(text)
-            if match and match.start() > 0 and _is_unit(match, glued_ok=pattern is TEXT_UNITS):
+            if match and match.start() > 0 and _is_unit(match, marked=pattern is TEXT_UNITS):
                 units = (units + " " + match.group(0).strip()).strip()
                 text = text[: match.start()].strip()
+        text = re.sub(r"\\(?:,|;|:|!|\s)+$|~+$", "", text).strip()
     return text, percent, degrees, units
 
 
@@ -192,19 +634,28 @@ def _unwrap_text_number(text: str) -> str:
     return match.group(1).strip() if match else text
 
 
-def _is_unit(match: re.Match[str], glued_ok: bool) -> bool:
-    word = match.group("word").strip().lower()
-    if word in _NOT_UNITS or word.split(" ", 1)[0] in _NOT_UNITS:
+def _is_unit(match: re.Match[str], marked: bool) -> bool:
+    """Only real units of measure go, never a word that changes the value ("5 thousand").
+
+    In ``\\text{…}`` (``marked``) any listed unit counts, even one letter (``\\text{m}``); bare,
+    a unit needs two letters and a space before it unless it is a listed abbreviation glued
+    to the number (``5kg``): ``2m``, ``5xy`` and ``5 ab`` stay algebra.
+    """
+    word = match.group("word").strip()
+    if not is_unit(word):
         return False
-    if glued_ok or word in _UNIT_ABBREVIATIONS:
+    if marked:
         return True
-    # A word glued to the number ("5xy") or of two letters ("5 ab") is more likely algebra.
-    return bool(match.group("gap")) and len(word) >= 3
+    if len(word) < 2:
+        return False
+    glued = not match.group("gap")
+    return not glued or word.lower().split()[-1] not in UNIT_PREFIXES
 
 
 def _parse_math(text: str, leniency: Leniency) -> Any:
     if not leniency.mixed_numbers:
         text = MIXED_NUMBER.sub(r"\1\\cdot\\frac", text)
+    text = text.replace("<=", r"\le ").replace(">=", r"\ge ").replace("!=", r"\ne ").replace("=<", r"\le ")
     if "\\" not in text:
         if leniency.plain_text:
             if SCIENTIFIC.match(text):
@@ -233,13 +684,10 @@ def _parse_latex(text: str) -> Any:
     if not normalized.strip():
         return None
     expr = _latex_to_sympy(normalized)
-    if isinstance(expr, sympy.FiniteSet):
-        # "1, 2" parses as a set, which forgets order and repeats; keep a written list a list.
-        items = _top_level_split(normalized)
-        if len(items) > 1:
-            parts = [_latex_to_sympy(item) for item in items]
-            if all(part is not None for part in parts):
-                return sympy.Tuple(*parts)
+    if isinstance(expr, sympy.FiniteSet) and not normalized.lstrip().startswith("\\{"):
+        return None  # a bare list reached latex2sympy whole: our splitter refused it (unbalanced)
+    if isinstance(expr, sympy.MatrixBase):
+        expr = sympy.ImmutableMatrix(expr)
     return expr
 
 
@@ -254,24 +702,67 @@ def _latex_to_sympy(normalized: str) -> Any:
             convert_degrees=False,
             normalization_config=None,
         )
-    except Exception:  # latex2sympy raises bare Exception for text it does not understand
+    except Exception:  # latex2sympy raises bare Exception (and others) for text it does not understand
         return None
 
 
-def _top_level_split(text: str) -> list[str]:
-    """Split at commas outside any bracket: ``(1,2],[3,4)`` is two items, ``\\{1,2\\}`` one."""
-    items, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            items.append(text[start:i].strip())
-            start = i + 1
-    items.append(text[start:].strip())
-    return [item for item in items if item] if depth == 0 else [text]
+# -- size guard -------------------------------------------------------------------------------
 
+_POWER = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*")
+_FACTORIAL = re.compile(r"(\d+)\s*!")
+_LONG_DIGITS = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
+
+
+def _too_big(text: str) -> str:
+    """Why sympy must not evaluate this span (it would run for minutes or exhaust memory), or ""."""
+    if _LONG_DIGITS.search(text):
+        return f"a number with more than {MAX_DIGITS} digits"
+    for match in _FACTORIAL.finditer(text):
+        if int(match.group(1)) > 20_000:
+            return "a factorial too large to evaluate"
+    for match in _POWER.finditer(text):
+        exponent = _exponent_text(text, match.end())
+        log_exponent = _log10_value(exponent)
+        base = float(match.group(1))
+        if log_exponent is None or base <= 1:
+            continue
+        if log_exponent > 7 or 10**log_exponent * math.log10(base) > MAX_DIGITS * 10:
+            return "a power too large to evaluate"
+    return ""
+
+
+def _exponent_text(text: str, start: int) -> str:
+    if text[start : start + 1] == "{":
+        depth = 0
+        for i in range(start, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                return text[start + 1 : i]
+        return text[start + 1 :]
+    token = re.match(r"\d+(?:\.\d+)?", text[start:])
+    return token.group(0) if token else ""
+
+
+def _log10_value(text: str) -> float | None:
+    """log10 of a number written as digits or as a power tower of digits, else None."""
+    text = text.strip()
+    while text.startswith("{") and text.endswith("}"):
+        text = text[1:-1].strip()
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        value = float(text)
+        return math.log10(value) if value > 0 else None
+    power = re.fullmatch(r"(\d+(?:\.\d+)?)\s*\^\s*(.+)", text, re.DOTALL)
+    if not power or float(power.group(1)) <= 1:
+        return None
+    inner = _log10_value(power.group(2))
+    if inner is None:
+        return None
+    if inner > 300:
+        return math.inf
+    return 10**inner * math.log10(float(power.group(1)))
+
+
+# -- plain text -------------------------------------------------------------------------------
 
 # Plain-text math is parsed by sympy's parse_expr, which calls eval(): only these names,
 # single letters and arithmetic ever reach it, so a completion cannot run code
@@ -285,7 +776,7 @@ def _parse_plain(text: str) -> Any:
     from math_verify.grader import should_treat_as_complex
     from sympy.parsing.sympy_parser import convert_xor, implicit_multiplication_application, standard_transformations
 
-    if not _PLAIN_ALLOWED.match(text) or _LONE_DOT.search(text):
+    if not _PLAIN_ALLOWED.match(text) or _LONE_DOT.search(text) or "=" in text:
         return None
     # Any other run of letters is a product of one-letter symbols ("xy"), never a Python name.
     safe = re.sub(r"[A-Za-z]+", lambda m: m.group(0) if m.group(0) in _PLAIN_NAMES else " ".join(m.group(0)), text)
@@ -302,19 +793,9 @@ def _parse_plain(text: str) -> Any:
         sin=sympy.sin, cos=sympy.cos, tan=sympy.tan, cot=sympy.cot, sec=sympy.sec, csc=sympy.csc,
     )
     transformations = (*standard_transformations, implicit_multiplication_application, convert_xor)
-    if "=" in safe:
-        lhs, _, rhs = safe.partition("=")
-        if "=" in rhs:
-            return None
-        left, right = _parse_plain_expr(lhs, names, transformations), _parse_plain_expr(rhs, names, transformations)
-        return None if left is None or right is None else sympy.Eq(left, right, evaluate=False)
-    return _parse_plain_expr(safe, names, transformations)
-
-
-def _parse_plain_expr(text: str, names: dict[str, Any], transformations: tuple[Any, ...]) -> Any:
     from sympy.parsing.sympy_parser import parse_expr
 
     try:
-        return parse_expr(text, local_dict=dict(names), transformations=transformations, evaluate=True)
+        return parse_expr(safe, local_dict=dict(names), transformations=transformations, evaluate=True)
     except Exception:  # sympy's parser raises many types (SyntaxError, TokenError, TypeError)
         return None
