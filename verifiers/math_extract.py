@@ -53,10 +53,12 @@ PHRASE = re.compile(
 )
 # "$x \geq 5$ is the solution.", "$\frac{3}{4}$ is our final answer."
 _TRAILING_PHRASE = re.compile(
-    r"(\$\$?|\\\(|\\\[)([^$]{1,400}?)(?:\$\$?|\\\)|\\\])[ \t]*(?:is|are)[ \t]+(?:the|our|my)[ \t]+"
-    r"(?:final[ \t]+)?(?:answer|solution|solution[ \t]+set)s?\b",
+    r"(?:(?:\$\$?|\\\(|\\\[)([^$]{1,400}?)(?:\$\$?|\\\)|\\\])|(?<![\w.,])(-?\d[\d,]*(?:\.\d+)?(?:/\d+)?))"
+    r"[ \t]*(?:is|are)[ \t]+(?:the|our|my)[ \t]+(?:final[ \t]+)?(?:answer|solution|solution[ \t]+set)s?\b",
     re.IGNORECASE,
 )
+# A clause that gives a reason after the answer: "the answer is 25, since 5 * 5 = 25".
+_REASON = re.compile(r",\s+(?:since|because|as|which|given|where|when|for)\b", re.IGNORECASE)
 # Thousands groups only as groups of three ("1,000"), so "5, so" ends at the 5; a LaTeX
 # fraction is one number ("$-\\frac{24}{25}$." ends with -24/25, not with 25).
 NUMBER = re.compile(
@@ -216,11 +218,13 @@ _PROSE_START = re.compile(r"^(?:the|a|an|our|its|their|this|that|we|it|there|so|
 def _phrase_span(text: str, start: int) -> tuple[str, bool]:
     """The answer a phrase introduces, and whether it is written in a box."""
     window = text[start : start + _WINDOW]
-    sentence = _sentence(window.lstrip(" \t*_:"))
+    sentence = _sentence(window.lstrip(" \t\n*_:"))
     inner = boxes(sentence)
     if inner:
         return _trim(inner[-1][2]), True
-    sentence = _trim(sentence)
+    plain = _MATH_SEGMENT.sub(lambda m: "\0" * len(m.group(0)), sentence)
+    reason = _REASON.search(plain)
+    sentence = _trim(sentence[: reason.start()] if reason else sentence)
     if _PROSE_START.match(sentence):
         # "The largest $n$ is 34": the value follows the last copula outside math.
         plain = _MATH_SEGMENT.sub(lambda m: "\0" * len(m.group(0)), sentence)
@@ -255,7 +259,7 @@ def _statements(text: str, methods: Iterable[str], *, pairs: dict[int, int] | No
             if span and _has_math(span):
                 found.append(_Statement(span, "phrase", match.start()))
         for match in _TRAILING_PHRASE.finditer(text):
-            found.append(_Statement(match.group(2).strip(), "phrase", match.start()))
+            found.append(_Statement((match.group(1) or match.group(2)).strip(), "phrase", match.start()))
     if "gsm8k" in methods:
         for match in GSM8K_MARK.finditer(text):
             span = _trim(strip_math_delimiters(_trim(match.group(1))))
@@ -341,8 +345,10 @@ def _stands_alone(text: str, number: re.Match[str]) -> bool:
     if wrapper and after.startswith("}"):  # \textbf{5}: emphasis, not a formula
         before, after = before[: wrapper.start()].rstrip(" *$"), after[1:]
     before = re.sub(r"(?:\\[,;:! ]|~|\\quad)+$", "", before).rstrip()
-    if before.endswith(("{", "^", "_", "+", "-", "/", ",", "<", ">", "!=", "<=", ">=", "≤", "≥", "≠", "≈", "~", "±")):
+    if before.endswith(("{", "^", "_", "+", "-", "/", "<", ">", "!=", "<=", ">=", "≤", "≥", "≠", "≈", "~", "±")):
         return False  # after an operator or a relation: "+ 1", "x < 5", "x != 5"
+    if before.endswith(",") and not before[:-1].rstrip()[-1:].isalpha():
+        return False  # the end of a list or a point: "(-1, 6)", "1, 2, 9" ("in total, 9" is prose)
     if re.search(r"\\[A-Za-z]+$", before) and not re.search(r"\\(?:text|mathrm|mbox|quad|qquad)$", before):
         return False  # after a command: "\\sqrt{5", "\\cdot 3", "\\pmod 9", "\\le 2", "\\approx 3"
     previous_word = re.search(r"([A-Za-z]+)\W*$", before)

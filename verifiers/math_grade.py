@@ -88,6 +88,7 @@ def resolve(parsed: Parsed, leniency: Leniency) -> Parsed | None:
 
 
 def _equivalent(gold: Parsed, pred: Parsed, leniency: Leniency) -> bool:
+    gold, pred = _as_assignment(gold, pred.name), _as_assignment(pred, gold.name)
     if gold.name is not None or pred.name is not None:
         if gold.name is not None and pred.name is not None:
             renamed = _match_names(gold.name, pred.name, pred)
@@ -170,6 +171,10 @@ def _match_all(gold_items: list[Parsed], pred_items: list[Parsed], leniency: Len
 def _match_names(gold: Name, pred: Name, value: Parsed) -> Parsed | None:
     """The prediction with its function variables renamed to the gold's, or None when the
     names differ (``y = 2`` does not answer ``x = 2``; ``g(x) = x`` does not answer ``f(x) = x``)."""
+    if {gold.kind, pred.kind} == {"function", "symbol"}:
+        function, symbol = (gold, pred) if gold.kind == "function" else (pred, gold)
+        # "y = x^2 - 1" answers "f(x) = x^2 - 1": y is the usual name of a function's value.
+        return value if symbol.head == "y" and len(function.args) == 1 else None
     if gold.kind != pred.kind or gold.head != pred.head or len(gold.args) != len(pred.args):
         return None
     if gold.args == pred.args or value.kind != "sympy":
@@ -180,6 +185,21 @@ def _match_names(gold: Name, pred: Name, value: Parsed) -> Parsed | None:
         return None  # the prediction uses the gold's variable as something else
     swap = {s: sympy.Symbol(mapping[_symbol_key(s)], **s.assumptions0) for s in symbols if _symbol_key(s) in mapping}
     return replace(value, expr=value.expr.xreplace(swap))
+
+
+def _as_assignment(parsed: Parsed, other: Name | None) -> Parsed:
+    """``c = 3, a = 1, b = 2`` as the tuple ``(a, b, c) = (1, 2, 3)`` when the other side names that tuple."""
+    if other is None or other.kind != "tuple" or parsed.kind != "list":
+        return parsed
+    names = other.head.split(",")
+    values: dict[str, Any] = {}
+    for item in parsed.items:
+        if item.name is None or item.name.kind != "symbol" or item.kind != "sympy" or item.chain:
+            return parsed
+        values[item.name.head] = item.expr
+    if sorted(values) != sorted(names) or len(values) != len(parsed.items):
+        return parsed
+    return Parsed(text=parsed.text, expr=Tuple(*(values[n] for n in names)), kind="sympy", name=other)
 
 
 def _symbol_key(symbol: sympy.Symbol) -> str:
@@ -223,6 +243,8 @@ def _values_equal(gold: Parsed, pred: Parsed, leniency: Leniency) -> bool:
         return False  # 3:00 read as 3/0 and 12:00 read as 12/0 are not one answer
     if gold.kind == "equation" or pred.kind == "equation":
         return _equations_equal(_as_equation(gold), _as_equation(pred))
+    if gold.kind == "congruence" or pred.kind == "congruence":
+        return gold.kind == pred.kind and gold.expr == pred.expr
     if gold.kind == "ratio" or pred.kind == "ratio":
         return _ratio_equal(gold, pred, leniency)
     if not gold.ok or not pred.ok or "text" in (gold.kind, pred.kind):
@@ -555,9 +577,15 @@ def _sample(expr: Any, symbols: set[Any], scale_of: tuple[Any, Any] | None = Non
     next to those two expressions there. None for a point where it cannot be evaluated."""
     rng = random.Random(1729)
     ordered = sorted(symbols, key=lambda s: s.name)
+    # A sum or product up to a variable is defined at whole numbers only (elsewhere, sympy may
+    # never finish); everything else is tried off the integers, where floor and ceiling differ.
+    whole = expr.has(sympy.Sum, sympy.Product)
     out: list[Any] = []
     for _ in range(_POINTS):
-        point = {s: sympy.Rational(rng.randint(-2999, 2999), 1000) + sympy.Rational(1, 7919) for s in ordered}
+        if whole:
+            point = {s: sympy.Integer(rng.randint(2, 13)) for s in ordered}
+        else:
+            point = {s: sympy.Rational(rng.randint(-2999, 2999), 1000) + sympy.Rational(1, 7919) for s in ordered}
         try:
             value = sympy.N(expr.xreplace(point), _DIGITS)
             if scale_of is not None:

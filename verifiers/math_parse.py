@@ -35,6 +35,7 @@ from rewardsmith.verifiers.math_units import UNIT_PREFIXES, is_unit, words
 
 MAX_SPAN_CHARS = 1500  # an answer longer than this is not an answer (and would be slow to parse)
 MAX_DIGITS = 100_000  # a number with more digits than this is refused before sympy builds it
+MAX_NESTING = 40  # deeper brackets are refused: no answer needs them, and parsing slows sharply
 
 CHOICE = re.compile(
     r"^(?P<wrap>\\(?:text|textbf|mathrm|mathbf)\s*\{)?\s*(?P<word>(?:option|choice)\s+)?(?P<open>\()?\s*"
@@ -42,6 +43,11 @@ CHOICE = re.compile(
     re.IGNORECASE,
 )
 DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|°|\\degree|\s*\bdegrees?\b", re.IGNORECASE)
+TRAILING_DEGREES = re.compile(
+    r"(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree|\s*\bdegrees?\b|\s*\\(?:text|mathrm)\s*\{\s*degrees?\s*\})\s*$",
+    re.IGNORECASE,
+)
+TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![A-Za-z])")
 PERCENT = re.compile(r"\\?%\s*$|\s*\bpercent\s*$", re.IGNORECASE)
 # LaTeX spacing that may sit between a number and its unit: "10\ \text{cm}", "10\,\mathrm{m}".
 _GAP = r"(?P<gap>(?:\s|\\[,;:! ]|~)*)"
@@ -82,6 +88,16 @@ _NUMBER_WORDS = {
     ))
 }
 
+# Answers in words that name a set, and words that say the same thing.
+_NAMED_SETS = {
+    **dict.fromkeys(
+        ["no solution", "no solutions", "no real solution", "no real solutions", "none", "empty set",
+         "the empty set", "no such number", "no such numbers"], sympy.S.EmptySet),
+    **dict.fromkeys(["all integers", "every integer", "the integers", "all integer values"], sympy.S.Integers),
+    **dict.fromkeys(["all real numbers", "all reals", "every real number", "the real numbers"], sympy.S.Reals),
+}
+_TEXT_SYNONYMS = {"dne": "does not exist", "does not exists": "does not exist"}
+
 _UNICODE = {
     "∞": r"\infty ", "∪": r"\cup ", "∩": r"\cap ", "≤": r"\le ", "≥": r"\ge ", "≠": r"\ne ", "±": r"\pm ",
     "∓": r"\mp ", "π": r"\pi ", "·": r"\cdot ", "×": r"\times ", "÷": r"\div ", "−": "-", "–": "-", "∈": r"\in ",
@@ -92,6 +108,9 @@ _UNICODE = {
 _UNICODE_RE = re.compile("|".join(map(re.escape, _UNICODE)))
 _SQRT_UNICODE_ARG = re.compile(r"\\sqrt(?![A-Za-z\[{])\s*(\d+|[A-Za-z]|\([^()]*\))")
 _NOISE = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|displaystyle|textstyle)(?![A-Za-z])\s*|\\!")
+_SAME_COMMANDS = (
+    (r"\varnothing", r"\emptyset"), (r"\langle", "("), (r"\rangle", ")"), (r"\lbrace", r"\{"), (r"\rbrace", r"\}"),
+)
 _QUALIFIER = re.compile(r"^(?:\\text\s*\{\s*(?:only|exactly)\s*\}|(?:only|exactly)\s)\s*|\s*\\text\s*\{\s*only\s*\}$")
 
 
@@ -117,7 +136,8 @@ class Parsed:
     tuple, matrix), ``choice`` (a letter), ``text`` (words), ``ratio`` (``expr`` a tuple of
     numbers; ``time`` set for a clock time), ``undefined`` (``1/0``, ``0/0``: equal to
     nothing), ``equation`` (a relation between expressions that names nothing, such as
-    ``x^2 + y^2 = 1``), ``list`` (``items``: several answers, e.g. solutions), or
+    ``x^2 + y^2 = 1``), ``congruence`` (``expr`` is (residue, modulus)), ``list``
+    (``items``: several answers, e.g. solutions), or
     ``unparsed``. ``name`` is set when an equation names the value (``x = 2``); ``chain``
     holds the other sides of ``x = \\frac42 = 2``, which must all agree.
     """
@@ -202,7 +222,8 @@ def clean(span: str) -> str:
     text = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], span)
     text = _SQRT_UNICODE_ARG.sub(lambda m: r"\sqrt{" + m.group(1) + "}", text)
     text = _NOISE.sub("", text)
-    text = text.replace(r"\langle", "(").replace(r"\rangle", ")").replace(r"\lbrace", r"\{").replace(r"\rbrace", r"\}")
+    for written, meant in _SAME_COMMANDS:
+        text = text.replace(written, meant)
     text = re.sub(r"\\(?:dfrac|tfrac)", r"\\frac", text)
     text = re.sub(r"\\(?:leqslant|leq)(?![A-Za-z])", r"\\le", text)
     text = re.sub(r"\\(?:geqslant|geq)(?![A-Za-z])", r"\\ge", text)
@@ -340,6 +361,9 @@ def _parse_item(text: str, leniency: Leniency) -> Parsed:
     sides = _split_equation(text)
     if len(sides) > 1:
         return _parse_equation(text, sides, leniency)
+    congruence = CONGRUENCE.match(text)
+    if congruence:
+        return _parse_congruence(text, congruence, leniency)
     membership = re.match(r"^(?P<lhs>.+?)\s*\\in\s*(?P<rhs>.+)$", text)
     if membership:
         name = parse_name(membership.group("lhs"))
@@ -347,6 +371,22 @@ def _parse_item(text: str, leniency: Leniency) -> Parsed:
             value = _parse_leaf(membership.group("rhs"), leniency)
             return replace(value, name=name, text=text)
     return _parse_leaf(text, leniency)
+
+
+CONGRUENCE = re.compile(
+    r"^(?P<lhs>.+?)\s*\\equiv\s*(?P<rhs>.+?)\s*(?:\\pmod\s*|\(\s*\\(?:bmod|mod)\s*|\\(?:bmod|mod)\s*|\(\s*mod\s+)"
+    r"\{?\s*(?P<modulus>\d+)\s*\}?\s*\)?$"
+)
+
+
+def _parse_congruence(text: str, match: re.Match[str], leniency: Leniency) -> Parsed:
+    """``n \\equiv 3 \\pmod 4``: the residue class, so ``n \\equiv -1 \\pmod{4}`` is the same answer."""
+    name = parse_name(match.group("lhs"))
+    residue = _parse_leaf(match.group("rhs"), leniency)
+    modulus = int(match.group("modulus"))
+    if name is None or modulus == 0 or residue.kind != "sympy" or not isinstance(residue.expr, sympy.Integer):
+        return Parsed(text=text, reason="a congruence other than name ≡ integer (mod integer)")
+    return Parsed(text=text, expr=(int(residue.expr) % modulus, modulus), kind="congruence", name=name)
 
 
 def _flip(sign: str) -> str:
@@ -495,11 +535,15 @@ def _parse_leaf(text: str, leniency: Leniency) -> Parsed:
         if digits.isdigit():
             return Parsed(text=text, expr=sympy.Integer(digits), kind="sympy", base=base)
         return Parsed(text=digits, kind="text", base=base)
-    word = _unwrap_text(text)
-    if word is not None and word.lower() in _NUMBER_WORDS:
-        return Parsed(text=text, expr=sympy.Integer(_NUMBER_WORDS[word.lower()]), kind="sympy", **flags)
-    if word is not None and WORDS.match(word) and _is_prose(word):
-        return Parsed(text=word, kind="text", **flags)
+    word, marked = _unwrap_text(text)
+    if word is not None:
+        key = " ".join(word.lower().split())
+        if key in _NUMBER_WORDS:
+            return Parsed(text=text, expr=sympy.Integer(_NUMBER_WORDS[key]), kind="sympy", **flags)
+        if key in _NAMED_SETS:
+            return Parsed(text=text, expr=_NAMED_SETS[key], kind="sympy", **flags)
+        if marked or _is_prose(word):
+            return Parsed(text=_TEXT_SYNONYMS.get(key, word), kind="text", **flags)
     expr = _parse_math(text, leniency)
     if expr is None:
         return Parsed(text=text, reason="does not parse as LaTeX", **flags)
@@ -566,11 +610,12 @@ def _interval(text: str, start: Any, end: Any, left_open: bool, right_open: bool
     return Parsed(text=text, expr=interval, kind="sympy")
 
 
-def _unwrap_text(text: str) -> str | None:
-    r"""The words of ``east`` or ``\text{no solution}``; None when the span is not plain words."""
+def _unwrap_text(text: str) -> tuple[str | None, bool]:
+    r"""The words of ``east`` or ``\text{no solution}`` (None when the span is not plain words),
+    and whether they were marked as text (then even a short word such as ``odd`` is a word)."""
     match = re.fullmatch(r"\\(?:text|textbf|textit|mathrm|mbox|textrm)\s*\{([^{}]*)\}", text)
     inner = match.group(1).strip() if match else text
-    return inner if WORDS.match(inner) else None
+    return (inner if WORDS.match(inner) else None), match is not None
 
 
 def _repeating_decimal(sign: str, whole: str, fixed: str, repeat: str) -> Any:
@@ -614,9 +659,12 @@ def _strip_decorations(text: str, leniency: Leniency) -> tuple[str, bool, bool, 
     stripped = PERCENT.sub("", text)
     if stripped != text:
         percent, text = True, stripped.strip()
-    stripped = DEGREES.sub("", text)
-    if stripped != text:
-        degrees, text = True, stripped.strip()
+    trailing = TRAILING_DEGREES.search(text)
+    if trailing and not DEGREES.search(text[: trailing.start()]) and not TRIG.search(text):
+        degrees, text = True, text[: trailing.start()].strip()  # "30^\circ": a value in degrees
+    elif DEGREES.search(text):
+        # Inside a formula ("\sin 15^\circ", "2 \cdot 30^\circ") a degree is π/180 of a radian.
+        text = DEGREES.sub(lambda _: r"\cdot\frac{\pi}{180}", text)
     if leniency.units:
         text = _unwrap_text_number(text)
         for pattern in (TEXT_UNITS, WORD_UNITS):
@@ -663,7 +711,7 @@ def _parse_math(text: str, leniency: Leniency) -> Any:
             if PLAIN_FUNCS.search(text):
                 expr = _parse_plain(text)
                 if expr is not None:
-                    return expr
+                    return _settle(expr)
         elif BARE_FUNC.search(text):
             return None  # strict: "sqrt(2)" or "pi" without a backslash is not LaTeX
     return _parse_latex(text)
@@ -686,8 +734,33 @@ def _parse_latex(text: str) -> Any:
     expr = _latex_to_sympy(normalized)
     if isinstance(expr, sympy.FiniteSet) and not normalized.lstrip().startswith("\\{"):
         return None  # a bare list reached latex2sympy whole: our splitter refused it (unbalanced)
+    return _settle(expr)
+
+
+
+
+def _settle(expr: Any) -> Any:
+    """latex2sympy's output in the form we compare: ``i`` as the imaginary unit, a scalar
+    times a matrix multiplied out, ``\\mathbb{R} \\setminus [2, 3]`` as the union it is."""
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    imaginary = {s: sympy.I for s in expr.free_symbols if isinstance(s, sympy.Symbol) and s.name == "i"}
+    if imaginary:
+        expr = expr.subs(imaginary)
+    if isinstance(expr, sympy.Set) and not isinstance(expr, (sympy.FiniteSet, sympy.Interval)):
+        try:
+            expr = expr.func(*expr.args)  # latex2sympy builds set operations unevaluated
+        except Exception:  # an operation sympy cannot settle: compare it as written
+            return expr
     if isinstance(expr, sympy.MatrixBase):
-        expr = sympy.ImmutableMatrix(expr)
+        return sympy.ImmutableMatrix(expr)
+    if isinstance(expr, sympy.MatrixExpr) or expr.has(sympy.MatrixBase):
+        try:
+            settled = expr.doit()
+        except Exception:  # an ill-formed product such as a matrix times a set
+            return expr
+        if isinstance(settled, sympy.MatrixBase):
+            return sympy.ImmutableMatrix(settled)
     return expr
 
 
@@ -717,6 +790,8 @@ def _too_big(text: str) -> str:
     """Why sympy must not evaluate this span (it would run for minutes or exhaust memory), or ""."""
     if _LONG_DIGITS.search(text):
         return f"a number with more than {MAX_DIGITS} digits"
+    if _nesting(text) > MAX_NESTING:
+        return f"brackets nested more than {MAX_NESTING} deep"
     for match in _FACTORIAL.finditer(text):
         if int(match.group(1)) > 20_000:
             return "a factorial too large to evaluate"
@@ -729,6 +804,15 @@ def _too_big(text: str) -> str:
         if log_exponent > 7 or 10**log_exponent * math.log10(base) > MAX_DIGITS * 10:
             return "a power too large to evaluate"
     return ""
+
+
+def _nesting(text: str) -> int:
+    """How deep brackets and ``\\left`` groups nest (the LaTeX parser slows down sharply with depth)."""
+    depth = deepest = 0
+    for token in re.finditer(r"\\left|\\right|[([{]|[)\]}]", text):
+        depth += 1 if token.group(0) in ("\\left", "(", "[", "{") else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def _exponent_text(text: str, start: int) -> str:
