@@ -56,7 +56,8 @@ def grade(gold: str, completion: str, **options: object) -> Verdict:
         ("<think>2+2</think><answer>4</answer>", "4", "answer_tag"),
         (r"<answer>so \boxed{42}</answer>", "42", "answer_tag"),
         ("<answer>The answer is 42.</answer>", "42", "answer_tag"),
-        (r"\boxed{1} <answer>$2$</answer>", "2", "answer_tag"),
+        (r"\boxed{1} <answer>$2$</answer>", "1 | 2", "answer_tag"),  # a box outside the tag counts too
+        (r"<answer>$2$</answer> so \boxed{2}", "2", "answer_tag"),
         ("<answer>#### 18</answer>", "18", "answer_tag"),
         # The last number, when nothing else is there.
         ("I think there are 17 apples", "17", "last_number"),

@@ -96,12 +96,31 @@ class _Statement:
 
 
 def answer_region(text: str) -> str:
-    """The part of a completion that may state the answer: reasoning blocks removed."""
-    closes = list(_THINK_CLOSE.finditer(text))
-    if closes:
-        text = text[closes[-1].end():]
-    opened = _THINK_OPEN.search(text)
-    return text[: opened.start()] if opened else text
+    """The part of a completion that may state the answer: every reasoning block removed.
+
+    A ``</think>`` with no ``<think>`` before it closes a block the chat template opened in
+    the prompt, so everything before it is reasoning; an unclosed ``<think>`` hides the rest.
+    """
+    tags = sorted(
+        [(m.start(), m.end(), "open") for m in _THINK_OPEN.finditer(text)]
+        + [(m.start(), m.end(), "close") for m in _THINK_CLOSE.finditer(text)]
+    )
+    kept, cursor, inside = [], 0, False
+    if tags and tags[0][2] == "close":
+        cursor = tags[0][1]
+        tags = tags[1:]
+    for start, end, kind in tags:
+        if start < cursor:
+            continue
+        if kind == "open" and not inside:
+            kept.append(text[cursor:start])
+            inside = True
+        elif kind == "close" and inside:
+            inside = False
+        cursor = end if inside or kind == "close" else cursor
+    if not inside:
+        kept.append(text[cursor:])
+    return " ".join(kept)
 
 
 def brace_pairs(text: str) -> dict[int, int]:
@@ -234,23 +253,29 @@ def _phrase_span(text: str, start: int) -> tuple[str, bool]:
     return _trim(strip_math_delimiters(_trim(sentence))), False
 
 
+_NUMBER_WORD = re.compile(
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred|thousand|or)\b", re.I
+)
+
+
 def _has_math(span: str) -> bool:
     """Whether a phrase states a value (not "the answer is to factor it as follows")."""
-    if re.search(r"[\d\\^=<>()\[\]{}+*/|]", span):
+    if re.search(r"[\d\\^=<>()\[\]{}+*/|]", span) or _NUMBER_WORD.search(span):
         return True
-    words = span.split()
-    return 0 < len(words) <= 3
+    return 0 < len(span.split()) <= 3
 
 
-def _statements(text: str, methods: Iterable[str], *, pairs: dict[int, int] | None = None) -> list[_Statement]:
+def _statements(text: str, methods: Iterable[str], committed: int | None = None) -> list[_Statement]:
+    """Every statement of a final answer: all boxes, and the phrases and ``####`` marks that
+    come after the first box (or after ``committed``, where an answer tag was); with no box
+    and no tag, all phrases and marks."""
     methods = set(methods)
     found: list[_Statement] = []
-    first_box = None
     if "boxed" in methods:
-        for start, _end, content in boxes(text, pairs):
+        for start, _end, content in boxes(text):
             found.append(_Statement(content.strip(), "boxed", start))
-        if found:
-            first_box = found[0].start
+    starts = [s.start for s in found] + ([committed] if committed is not None else [])
+    first = min(starts) if starts else None
     if "phrase" in methods:
         for match in PHRASE.finditer(text):
             span, in_box = _phrase_span(text, match.end())
@@ -265,8 +290,8 @@ def _statements(text: str, methods: Iterable[str], *, pairs: dict[int, int] | No
             span = _trim(strip_math_delimiters(_trim(match.group(1))))
             if span:
                 found.append(_Statement(span, "gsm8k", match.start()))
-    if first_box is not None:
-        found = [s for s in found if s.method == "boxed" or s.start > first_box]
+    if first is not None:
+        found = [s for s in found if s.method == "boxed" or s.start > first]
     return sorted(found, key=lambda s: s.start)
 
 
@@ -285,16 +310,27 @@ def _extraction(statements: list[_Statement], method: str | None = None) -> Extr
     return Extraction(tuple(spans[:_MAX_STATEMENTS]) if len(spans) <= _MAX_STATEMENTS else tuple(spans), method)
 
 
-def answer_tags(text: str) -> list[str]:
-    """Contents of the closed ``<answer>…</answer>`` tags, found in one pass."""
-    contents, opened = [], None
+def answer_tags(text: str) -> list[tuple[int, int]]:
+    """Where the contents of the closed ``<answer>…</answer>`` tags lie, found in one pass."""
+    spans, opened = [], None
     for tag in _TAG.finditer(text):
         if not tag.group(1):
             opened = tag.end()
         elif opened is not None:
-            contents.append(text[opened : tag.start()])
+            spans.append((opened, tag.start()))
             opened = None
-    return contents
+    return spans
+
+
+def _complement(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    """``spans`` and the gaps between them, in order, covering ``range(length)``."""
+    out, cursor = [], 0
+    for start, end in spans:
+        out.append((cursor, start))
+        out.append((start, end))
+        cursor = end
+    out.append((cursor, length))
+    return out
 
 
 def extract_answer(text: str, last_number: bool = True, methods: Iterable[str] = METHODS) -> Extraction | None:
@@ -304,12 +340,18 @@ def extract_answer(text: str, last_number: bool = True, methods: Iterable[str] =
     if "answer_tag" in methods:
         tags = answer_tags(region)
         if tags:
-            spans = []
-            for inner in tags:
-                nested = extract_answer(inner, methods=[m for m in methods if m not in ("answer_tag", "last_number")])
-                spans.extend(nested.spans if nested is not None else [strip_math_delimiters(_trim(inner))])
-            statements = [_Statement(s, "answer_tag", i) for i, s in enumerate(spans) if s.strip()]
-            return _extraction(statements, "answer_tag")
+            inner_methods = [m for m in methods if m not in ("answer_tag", "last_number")]
+            statements = []
+            for start, end in tags:
+                inner = region[start:end]
+                nested = extract_answer(inner, methods=inner_methods)
+                spans = nested.spans if nested is not None else (strip_math_delimiters(_trim(inner)),)
+                statements.extend(_Statement(span, "answer_tag", start) for span in spans if span.strip())
+            # A box or a stated answer outside the tags is a statement too: "\boxed{5} <answer>4</answer>" hedges.
+            outside = "".join(" " * (end - start) if (start, end) in tags else region[start:end]
+                              for start, end in _complement(tags, len(region)))
+            statements += _statements(outside, inner_methods, committed=tags[0][0])
+            return _extraction(sorted(statements, key=lambda s: s.start), "answer_tag")
     found = _extraction(_statements(region, methods))
     if found is not None:
         return found
@@ -347,12 +389,14 @@ def _stands_alone(text: str, number: re.Match[str]) -> bool:
     before = re.sub(r"(?:\\[,;:! ]|~|\\quad)+$", "", before).rstrip()
     if before.endswith(("{", "^", "_", "+", "-", "/", "<", ">", "!=", "<=", ">=", "≤", "≥", "≠", "≈", "~", "±")):
         return False  # after an operator or a relation: "+ 1", "x < 5", "x != 5"
+    if before[-1:].isdigit() or before.endswith(("–", "—", ";")):
+        return False  # another number just before it: "3 4", "3 – 4", "3; 4"
     if before.endswith(",") and not before[:-1].rstrip()[-1:].isalpha():
         return False  # the end of a list or a point: "(-1, 6)", "1, 2, 9" ("in total, 9" is prose)
     if re.search(r"\\[A-Za-z]+$", before) and not re.search(r"\\(?:text|mathrm|mbox|quad|qquad)$", before):
         return False  # after a command: "\\sqrt{5", "\\cdot 3", "\\pmod 9", "\\le 2", "\\approx 3"
-    previous_word = re.search(r"([A-Za-z]+)\W*$", before)
-    if previous_word and previous_word.group(1).lower() in _HEDGE_BEFORE:
+    previous_word = re.search(r"([A-Za-z]+(?:n't)?)\W*$", before)
+    if previous_word and (previous_word.group(1).lower() in _HEDGE_BEFORE or previous_word.group(1).endswith("n't")):
         return False  # "3 or 5", "at least 5", "approximately 5", "not 5"
     if re.match(r"\^\s*\{?\s*\\circ", after):
         return True  # degrees: "= 120^\\circ."
@@ -369,7 +413,8 @@ def _stands_alone(text: str, number: re.Match[str]) -> bool:
 
 _HEDGE_BEFORE = words(
     "or and to between not except than least most approximately approx about around roughly nearly "
-    "almost maybe perhaps possibly probably either circa"
+    "almost maybe perhaps possibly probably either circa exceeds exceed exceeding over under below above beyond "
+    "within from until past near like unlike nor"
 )
 _TEXT_WRAPPER = re.compile(r"\\(?:text|textbf|mathbf|mathrm|mbox)\s*\{$")
 # What may follow a value: a unit in \text, the end of the math, spacing, a percent sign.

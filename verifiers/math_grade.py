@@ -179,6 +179,8 @@ def _match_names(gold: Name, pred: Name, value: Parsed) -> Parsed | None:
         return None
     if gold.args == pred.args or value.kind != "sympy":
         return value
+    if any(not re.fullmatch(r"[A-Za-z]\w*", arg) for arg in (*gold.args, *pred.args)):
+        return None  # f(4) is not f(5): only variables may be renamed
     mapping = dict(zip(pred.args, gold.args, strict=True))
     symbols = value.expr.free_symbols if isinstance(value.expr, sympy.Basic) else set()
     if any(_symbol_key(s) in gold.args and _symbol_key(s) not in mapping for s in symbols):

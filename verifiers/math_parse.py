@@ -228,7 +228,7 @@ def clean(span: str) -> str:
     text = re.sub(r"\\(?:leqslant|leq)(?![A-Za-z])", r"\\le", text)
     text = re.sub(r"\\(?:geqslant|geq)(?![A-Za-z])", r"\\ge", text)
     text = re.sub(r"\\(?:neq)(?![A-Za-z])", r"\\ne", text)
-    text = text.strip().strip("$").strip()
+    text = text.strip().strip("$").strip().replace(":=", "=")
     text = re.sub(r"^\\[\[(]|\\[\])]$", "", text).strip()
     return text.rstrip(".;").strip()
 
@@ -342,6 +342,11 @@ def _is_relation(expr: Any) -> bool:
 # -- items: ±, set-builder, equations, leaves --------------------------------------------------
 
 _PM = re.compile(r"\\(pm|mp)(?![A-Za-z])")
+# "x \approx 5", "f \sim 5", "x \to 5": a value this is close to, or tends to, is not the value.
+_NOT_EQUAL_TO = re.compile(
+    r"\\(?:approx|thickapprox|sim|simeq|cong|propto|to|rightarrow|Rightarrow|longrightarrow|mapsto|gtrsim|lesssim|"
+    r"ll|gg|asymp|doteq)(?![A-Za-z])|[≈→∼≃≅]"
+)
 _SET_BUILDER = re.compile(
     r"^\\\{\s*(?P<var>[A-Za-z])\s*(?:\\in\s*\\mathbb\s*\{?\s*R\s*\}?\s*)?(?:\\mid|\\vert|\||:)\s*(?P<cond>.+?)\s*\\\}$"
 )
@@ -355,6 +360,8 @@ def _parse_item(text: str, leniency: Leniency) -> Parsed:
         variants = [_PM.sub(lambda m, s=sign: s if m.group(1) == "pm" else _flip(s), text) for sign in ("+", "-")]
         parts = [_parse_item(v, leniency) for v in variants]
         return Parsed(text=text, kind="list", items=tuple(parts))
+    if _NOT_EQUAL_TO.search(text):
+        return Parsed(text=text, reason="an approximate or limiting statement, not a value")
     builder = _SET_BUILDER.match(text)
     if builder:
         return _parse_set_builder(text, builder.group("var"), builder.group("cond"), leniency)
@@ -440,8 +447,9 @@ _SYMBOL = (
 )
 _SYMBOL_RE = re.compile(rf"^{_SYMBOL}$")
 _SEGMENT = re.compile(r"^(?:m\s*)?(?:\\angle\s*|\\overline\s*\{|\\overarc\s*\{|\\widehat\s*\{)?[A-Z]{1,4}\}?$")
+_ARGUMENT = rf"(?:{_SYMBOL}|-?\d+(?:\.\d+)?)"
 _FUNCTION = re.compile(
-    rf"^(?P<head>{_SYMBOL})\s*(?:\^\s*\{{?\s*-1\s*\}}?)?\s*\(\s*(?P<args>{_SYMBOL}(?:\s*,\s*{_SYMBOL})*)\s*\)$"
+    rf"^(?P<head>{_SYMBOL})\s*(?:\^\s*\{{?\s*-1\s*\}}?)?\s*\(\s*(?P<args>{_ARGUMENT}(?:\s*,\s*{_ARGUMENT})*)\s*\)$"
 )
 _TUPLE_NAME = re.compile(rf"^\(\s*(?P<args>{_SYMBOL}(?:\s*,\s*{_SYMBOL})+)\s*\)$")
 
@@ -451,7 +459,8 @@ def parse_name(text: str) -> Name | None:
 
     Symbols (``x``, ``x_1``, ``m_{\\max}``, ``\\theta``, ``\\text{speed}``), geometric names
     (``AB``, ``\\angle ABC``), functions of symbols (``f(x)``, ``g(x, y)``, ``f^{-1}(x)``)
-    and tuples of symbols (``(p, q)``) name a value; ``3``, ``a + b`` and ``2x`` do not.
+    and tuples of symbols (``(p, q)``) name a value, as does a function at a number (``f(4)``);
+    ``3``, ``a + b`` and ``2x`` do not.
     """
     text = text.strip()
     if _SYMBOL_RE.match(text) or _SEGMENT.match(text):
@@ -781,69 +790,122 @@ def _latex_to_sympy(normalized: str) -> Any:
 
 # -- size guard -------------------------------------------------------------------------------
 
-_POWER = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*")
-_FACTORIAL = re.compile(r"(\d+)\s*!")
 _LONG_DIGITS = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
+_BIG_LIMITS = re.compile(r"\\(?:sum|prod)\s*_\s*(?:\{[^{}]*\}|\S)\s*\^\s*")
+_BINOMIAL = re.compile(r"\\[dt]?binom\s*")
+_GAMMA = re.compile(r"\\Gamma\s*(?:\\left)?\s*")
+MAX_EXPONENT = 10**7  # of a number written in digits (its digits are bounded separately)
+MAX_OTHER_EXPONENT = 10**4  # of anything else: (1 + 10^{-20})^{10^{20}} would be computed exactly
+MAX_FACTORIAL = 20_000
+MAX_TERMS = 100_000  # upper limit of a sum or product, and the top of a binomial coefficient
 
 
 def _too_big(text: str) -> str:
-    """Why sympy must not evaluate this span (it would run for minutes or exhaust memory), or ""."""
+    """Why sympy must not evaluate this span (it would run for minutes or exhaust memory), or "".
+
+    Refuses what sympy would evaluate exactly on construction: power towers, huge powers of
+    anything, factorials and gamma of huge numbers, binomials and sums or products with huge
+    limits, overlong digit strings and deep nesting. Sizes are estimated from the text
+    (digits, powers and products of them), so a size written any other way gets through:
+    that is what the worker pool's hard time limit is for.
+    """
     if _LONG_DIGITS.search(text):
         return f"a number with more than {MAX_DIGITS} digits"
     if _nesting(text) > MAX_NESTING:
         return f"brackets nested more than {MAX_NESTING} deep"
-    for match in _FACTORIAL.finditer(text):
-        if int(match.group(1)) > 20_000:
-            return "a factorial too large to evaluate"
-    for match in _POWER.finditer(text):
-        exponent = _exponent_text(text, match.end())
-        log_exponent = _log10_value(exponent)
-        base = float(match.group(1))
-        if log_exponent is None or base <= 1:
+    for caret in re.finditer(r"\^", text):
+        exponent = _log10_value(_group_at(text, caret.end()))
+        if exponent is None:
             continue
-        if log_exponent > 7 or 10**log_exponent * math.log10(base) > MAX_DIGITS * 10:
+        base = re.search(r"(?<![\w.}])(\d+(?:\.\d+)?)\s*$", text[max(0, caret.start() - 40) : caret.start()])
+        if base is None:
+            if exponent > math.log10(MAX_OTHER_EXPONENT):
+                return "a power too large to evaluate"
+        elif float(base.group(1)) > 1 and (
+            exponent > math.log10(MAX_EXPONENT) or 10**exponent * math.log10(float(base.group(1))) > MAX_DIGITS * 10
+        ):
             return "a power too large to evaluate"
+    for bang in re.finditer(r"!", text):
+        number = re.search(r"\d[\d.^{}\s]*$", text[max(0, bang.start() - 60) : bang.start()])
+        argument = _log10_value(number.group(0) if number else _group_before(text, bang.start()))
+        if argument is not None and argument > math.log10(MAX_FACTORIAL):
+            return "a factorial too large to evaluate"
+    for pattern, limit in ((_GAMMA, MAX_FACTORIAL), (_BIG_LIMITS, MAX_TERMS), (_BINOMIAL, MAX_TERMS)):
+        for match in pattern.finditer(text):
+            size = _log10_value(_group_at(text, match.end()))
+            if size is not None and size > math.log10(limit):
+                return "a sum, product, binomial or gamma too large to evaluate"
     return ""
 
 
 def _nesting(text: str) -> int:
-    """How deep brackets and ``\\left`` groups nest (the LaTeX parser slows down sharply with depth)."""
+    """How deep brackets nest (the LaTeX parser slows down sharply with depth)."""
     depth = deepest = 0
-    for token in re.finditer(r"\\left|\\right|[([{]|[)\]}]", text):
-        depth += 1 if token.group(0) in ("\\left", "(", "[", "{") else -1
+    for token in re.finditer(r"[([{]|[)\]}]", text):
+        depth += 1 if token.group(0) in "([{" else -1
         deepest = max(deepest, depth)
     return deepest
 
 
-def _exponent_text(text: str, start: int) -> str:
-    if text[start : start + 1] == "{":
+def _group_at(text: str, start: int) -> str:
+    """The brace or parenthesis group (or the number) starting at ``start``."""
+    while start < len(text) and text[start].isspace():
+        start += 1
+    if start < len(text) and text[start] in "{(":
+        closing = {"{": "}", "(": ")"}[text[start]]
         depth = 0
         for i in range(start, len(text)):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            depth += 1 if text[i] == text[start] else -1 if text[i] == closing else 0
             if depth == 0:
                 return text[start + 1 : i]
         return text[start + 1 :]
-    token = re.match(r"\d+(?:\.\d+)?", text[start:])
+    token = re.match(r"-?\d+(?:\.\d+)?", text[start:])
+    return token.group(0) if token else ""
+
+
+def _group_before(text: str, end: int) -> str:
+    """The number or bracket group that ends just before ``end`` (what a ``!`` applies to)."""
+    head = text[:end].rstrip()
+    if head.endswith((")", "}")):
+        opening = {")": "(", "}": "{"}[head[-1]]
+        depth = 0
+        for i in range(len(head) - 1, -1, -1):
+            depth += 1 if head[i] == head[-1] else -1 if head[i] == opening else 0
+            if depth == 0:
+                return head[i + 1 : -1]
+        return ""
+    token = re.search(r"\d+(?:\.\d+)?$", head)
     return token.group(0) if token else ""
 
 
 def _log10_value(text: str) -> float | None:
-    """log10 of a number written as digits or as a power tower of digits, else None."""
-    text = text.strip()
-    while text.startswith("{") and text.endswith("}"):
-        text = text[1:-1].strip()
+    """log10 of the size of a number written with digits, powers and products, else None.
+
+    Signed: ``10^{-20}`` is -20. A negative exponent of a base below 1 makes a big number
+    (``0.5^{-100}`` is 2^100)."""
+    text = text.strip().lstrip("-").strip()
+    while text and text[0] in "{(" and _group_at(text, 0) == text[1:-1]:
+        text = text[1:-1].strip().lstrip("-").strip()
+    factors = re.split(r"\\cdot|\\times|\*", text)
+    if len(factors) > 1:
+        logs = [_log10_value(f) for f in factors]
+        return None if any(v is None for v in logs) else sum(v for v in logs if v is not None)
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
         value = float(text)
         return math.log10(value) if value > 0 else None
     power = re.fullmatch(r"(\d+(?:\.\d+)?)\s*\^\s*(.+)", text, re.DOTALL)
-    if not power or float(power.group(1)) <= 1:
+    if not power or float(power.group(1)) in (0.0, 1.0):
         return None
-    inner = _log10_value(power.group(2))
-    if inner is None:
+    rest = power.group(2).lstrip()
+    exponent_text = _group_at(rest, 0) if rest and rest[0] in "{(" else rest
+    negative = exponent_text.strip().startswith("-")
+    exponent = _log10_value(exponent_text)
+    if exponent is None:
         return None
-    if inner > 300:
+    if exponent > 300:
         return math.inf
-    return 10**inner * math.log10(float(power.group(1)))
+    value = 10**exponent * math.log10(float(power.group(1)))
+    return -value if negative else value
 
 
 # -- plain text -------------------------------------------------------------------------------
