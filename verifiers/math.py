@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, all_filled, error, invalid_input
-from rewardsmith.verifiers.math_extract import METHODS, Extraction, extract_answer, extract_gold
+from rewardsmith.verifiers.math_extract import MAX_STATEMENTS, METHODS, Extraction, extract_answer, extract_gold
 from rewardsmith.verifiers.math_leniency import Leniency
 from rewardsmith.verifiers.registry import register
 
@@ -55,6 +55,11 @@ class GradeTask:
         try:
             found = extract_answer(completion, methods=self.methods)
             pred = None
+            if found is not None and found.overflow:
+                details.update(method=found.method, statements=[span[:_SHOWN] for span in found.spans[:8]])
+                verdict = Verdict(0.0, False, "ok", f"more than {MAX_STATEMENTS} different final answers", details)
+                verdict.elapsed_s = time.perf_counter() - start
+                return verdict
             if found is not None:
                 pred = combine_statements([parse_answer(span, self.leniency) for span in found.spans], self.leniency)
                 details.update(extracted=found.text[:_SHOWN], method=found.method, parsed=pred.ok)
@@ -80,9 +85,9 @@ class GradeTask:
                     return Verdict(1.0, True, "ok", "", details)
             except (Exception, RecursionError, MemoryError) as exc:  # content-triggered: a wrong answer
                 details["compare_error"] = type(exc).__name__
-        if not gold.ok:
-            why = f" ({gold.reason})" if gold.reason else ""
-            return invalid_input(f"could not parse gold answer {gold_span[:80]!r}{why}", **details)
+        if not gold.ok or gold.kind == "undefined" or _is_prose(gold):
+            why = _first_reason(gold) or ("undefined" if gold.kind == "undefined" else "prose, not an answer")
+            return invalid_input(f"could not parse gold answer {gold_span[:80]!r} ({why})", **details)
         if found is None or pred is None:
             return Verdict(0.0, False, "no_answer", "no final answer found", details)
         if pred.kind == "list" and found.hedged:
@@ -92,6 +97,12 @@ class GradeTask:
             why = f" ({_first_reason(pred)})" if _first_reason(pred) else ""
             return Verdict(0.0, False, "no_answer", f"could not parse answer {found.text[:80]!r}{why}", details)
         return Verdict(0.0, False, "ok", f"answer {found.text[:80]!r} != gold {gold_span[:80]!r}", details)
+
+
+def _is_prose(parsed: Parsed) -> bool:
+    """A gold of more than five plain words is a sentence, not an answer (``east``, ``no solution``
+    and ``\\text{Alice and Bob}`` are answers)."""
+    return parsed.kind == "text" and len(parsed.text.split()) > 5
 
 
 def _first_reason(parsed: Parsed) -> str:

@@ -69,7 +69,8 @@ NUMBER = re.compile(
 MATH_DELIMITED = re.compile(r"^\s*(\$\$?|\\\(|\\\[)(.*?)((?<!\\)\$\$?|\\\)|\\\])", re.DOTALL)
 _MATH_SEGMENT = re.compile(r"(?<!\\)(\$\$?)(.+?)(?<!\\)\1|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 _WINDOW = 600  # characters after a phrase that may hold its answer
-_MAX_STATEMENTS = 16  # distinct statements kept; more is a hedge whatever they say
+MAX_STATEMENTS = 16  # distinct statements read; a completion with more is graded wrong unread
+_MAX_PHRASES = 4 * MAX_STATEMENTS  # phrases examined
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,11 @@ class Extraction:
     @property
     def hedged(self) -> bool:
         return len(self.spans) > 1
+
+    @property
+    def overflow(self) -> bool:
+        """More distinct statements than are worth reading: wrong, whatever they say."""
+        return len(self.spans) > MAX_STATEMENTS
 
 
 @dataclass(frozen=True)
@@ -203,31 +209,29 @@ def _trim(span: str) -> str:
     return span
 
 
+_SENTENCE_TOKEN = re.compile(r"\\[()\[\]$]|\$|\n|\.(?=\s|$)")
+
+
 def _sentence(window: str) -> str:
     """The first sentence of ``window``: up to a line end or a full stop outside math, but a
     display-math block that opens it is read whole."""
     opening = MATH_DELIMITED.match(window)
     if opening and opening.group(1) in ("$$", "\\["):
         return window[: opening.end()]
-    out, i, in_math = [], 0, ""
-    while i < len(window):
-        ch = window[i]
-        if ch == "\\" and window[i + 1 : i + 2] in ("(", ")", "[", "]", "$"):
-            token = window[i : i + 2]
-            if token in ("\\(", "\\["):
-                in_math = token
-            elif token in ("\\)", "\\]"):
-                in_math = ""
-            out.append(token)
-            i += 2
-            continue
-        if ch == "$":
+    in_math = ""
+    for token in _SENTENCE_TOKEN.finditer(window):
+        mark = token.group(0)
+        if mark == "\\$":
+            continue  # an escaped dollar is currency
+        if mark in ("\\(", "\\["):
+            in_math = mark
+        elif mark in ("\\)", "\\]"):
+            in_math = ""
+        elif mark == "$":
             in_math = "" if in_math == "$" else (in_math or "$")
-        elif not in_math and (ch == "\n" or (ch == "." and (i + 1 == len(window) or window[i + 1].isspace()))):
-            break
-        out.append(ch)
-        i += 1
-    return "".join(out)
+        elif not in_math:
+            return window[: token.start()]
+    return window
 
 
 _COPULA = re.compile(r"\s(?:is|are|equals|=|be|was|of)\s", re.IGNORECASE)
@@ -277,7 +281,11 @@ def _statements(text: str, methods: Iterable[str], committed: int | None = None)
     starts = [s.start for s in found] + ([committed] if committed is not None else [])
     first = min(starts) if starts else None
     if "phrase" in methods:
-        for match in PHRASE.finditer(text):
+        for n, match in enumerate(PHRASE.finditer(text)):
+            if n == _MAX_PHRASES:
+                # Spam: keep the count of statements over the limit without reading every one.
+                found.extend(_Statement(f"\0{i}", "phrase", match.start()) for i in range(MAX_STATEMENTS + 1))
+                break
             span, in_box = _phrase_span(text, match.end())
             if in_box and "boxed" in methods:
                 continue  # "The final answer is $\boxed{4}$": the box already counts
@@ -303,11 +311,13 @@ def _extraction(statements: list[_Statement], method: str | None = None) -> Extr
         if key and key not in seen:
             seen.add(key)
             spans.append(statement.text)
+            if len(spans) > MAX_STATEMENTS:
+                break  # a completion this undecided is wrong whatever it says; parsing all of it costs
     if not spans:
         return None
     if method is None:
         method = "boxed" if any(s.method == "boxed" for s in statements) else statements[-1].method
-    return Extraction(tuple(spans[:_MAX_STATEMENTS]) if len(spans) <= _MAX_STATEMENTS else tuple(spans), method)
+    return Extraction(tuple(spans), method)
 
 
 def answer_tags(text: str) -> list[tuple[int, int]]:

@@ -80,7 +80,6 @@ _MATH_WORDS = {
     "pi", "sqrt", "sin", "cos", "tan", "cot", "csc", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
     "log", "ln", "exp", "abs", "inf", "infty", "infinity", "mod", "gcd", "lcm", "det", "i", "e",
 }
-_NOT_PROSE = _MATH_WORDS | {"and", "or", "to", "equals", "is", "are", "the", "of"}
 _NUMBER_WORDS = {
     word: n for n, word in enumerate(re.findall(
         r"\w+", "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -655,9 +654,12 @@ def _valid_numeral(digits: str, base: int) -> bool:
 
 
 def _is_prose(text: str) -> bool:
-    """Words such as ``east`` or ``no solution`` are text: as a product of symbols ``east`` would equal ``seat``."""
+    """Words such as ``east``, ``no solution`` or ``the first player`` are text: as a product of
+    symbols ``east`` would equal ``seat``. Short letters and math names (``xy``, ``sin x``) are not."""
     words = re.split(r"[\s-]+", text.lower())
-    return any(len(w) >= 4 for w in words) and not any(w in _NOT_PROSE for w in words)
+    if any(w in _MATH_WORDS for w in words):
+        return False
+    return len(words) >= 3 or any(len(w) >= 4 for w in words)
 
 
 def _strip_decorations(text: str, leniency: Leniency) -> tuple[str, bool, bool, str]:
