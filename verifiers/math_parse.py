@@ -110,7 +110,11 @@ _NOISE = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|displaystyle|t
 _SAME_COMMANDS = (
     (r"\varnothing", r"\emptyset"), (r"\langle", "("), (r"\rangle", ")"), (r"\lbrace", r"\{"), (r"\rbrace", r"\}"),
 )
-_QUALIFIER = re.compile(r"^(?:\\text\s*\{\s*(?:only|exactly)\s*\}|(?:only|exactly)\s)\s*|\s*\\text\s*\{\s*only\s*\}$")
+# Words around an answer that do not change it: "\text{only } x = 0", "f(x) = x \text{ for all } x \in \mathbb{R}".
+_QUALIFIER = re.compile(
+    r"^(?:\\text\s*\{\s*(?:only|exactly)\s*\}|(?:only|exactly)\s)\s*|\s*\\text\s*\{\s*only\s*\}$"
+    r"|\s*(?:\\text\s*\{\s*for\s+(?:all|every)\s*\}|\\forall)\s*[A-Za-z](?:\s*\\in\s*\\mathbb\s*\{?[RZNQC]\}?)?\s*$"
+)
 
 
 @dataclass(frozen=True)
@@ -229,6 +233,8 @@ def clean(span: str) -> str:
     text = re.sub(r"\\(?:neq)(?![A-Za-z])", r"\\ne", text)
     text = text.strip().strip("$").strip().replace(":=", "=")
     text = re.sub(r"^\\[\[(]|\\[\])]$", "", text).strip()
+    # A currency sign is never part of the value: "\$31,800", and the typo "\15" for "\$15".
+    text = re.sub(r"^(?:\\\$|\$|\\(?=\d))\s*", "", text)
     return text.rstrip(".;").strip()
 
 
@@ -666,7 +672,7 @@ def _strip_decorations(text: str, leniency: Leniency) -> tuple[str, bool, bool, 
     """Remove what the switches allow: %, degree signs, units of measure."""
     percent = degrees = False
     units = ""
-    text = re.sub(r"^\\\$\s*|^\$\s*(?=\d)", "", text).strip()  # a currency sign: "\$18"
+    text = re.sub(r"^\\\$\s*|^\$\s*(?=\d)", "", text).strip()  # a currency sign inside a list item
     stripped = PERCENT.sub("", text)
     if stripped != text:
         percent, text = True, stripped.strip()
