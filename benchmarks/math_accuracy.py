@@ -188,7 +188,8 @@ def main() -> None:
     math500 = args.data / "math" / "math500_test.jsonl"
     if math500.exists():
         problems = _jsonl(math500)[: args.problems]
-        rows = math500_rows(problems) + gsm8k_rows(args.data) + grpo_rows(problems) + rows + processbench_rows(args.data)
+        shared = math500_rows(problems) + gsm8k_rows(args.data) + grpo_rows(problems)
+        rows = shared + rows + processbench_rows(args.data)
     else:
         print(f"{math500} not found: only the project's own labelled sets are measured (pass --data)")
     print(f"{len(rows)} labelled rows; grading with rewardsmith (worker pool), then plain math-verify 0.9 ...",
