@@ -1,7 +1,19 @@
 """The ``math`` verifier: is the completion's final answer equal to the gold answer?
 
 Fields read: ``answer`` (configurable with ``answer_field``): the gold answer as a
-bare string (``1/3``, ``\\frac13``, ``x=2``, ``$\\pi/2$``, ``#### 18``, ``(B)``).
+bare string (``1/3``, ``\\frac13``, ``x=2``, ``$\\pi/2$``, ``#### 18``, ``(B)``), or in
+several pieces (``$8$, $4$``), which are read as one multi-part answer.
+
+Extraction (:mod:`~rewardsmith.verifiers.math_extract`) finds every statement of the final
+answer outside reasoning blocks; parsing (:mod:`~rewardsmith.verifiers.math_parse`) turns
+each into a structured answer; grading (:mod:`~rewardsmith.verifiers.math_grade`) reads
+several different statements as one multi-valued answer (so a hedge earns nothing) and
+compares under the leniency switches (:mod:`~rewardsmith.verifiers.math_leniency`).
+
+Statuses: whatever the completion's content does to the parser or sympy (raise, recurse,
+exhaust memory, kill a worker) is 0 (``no_answer``, ``timeout`` or a wrong answer), never
+``error``, which trainers drop and a policy could learn to cause; a gold that does not
+parse is ``invalid_input``; ``error`` is left for faults outside the sample.
 
 The batch path runs on a pool of worker processes with a hard time limit per
 sample (a pathological answer gets ``status=timeout`` and the pool keeps going),

@@ -21,11 +21,13 @@ class Leniency:
 
     - ``percent``: ``50\\%`` ≡ ``0.5`` ≡ ``\\frac12`` and ``50\\%`` ≡ ``50``; off, a percent sign
       must be on both sides or neither.
-    - ``units``: trailing units are ignored (``10\\text{ cm}``, ``12 cm^2``, ``18 dollars``, ``5kg``);
-      off, they are parsed as part of the answer. A word counts as a unit only where it cannot be
-      algebra: ``5xy``, ``2 pi`` and ``3\\mathrm{i}`` keep their letters. A currency sign
-      (``\\$18``) is dropped with either setting.
-    - ``degrees``: ``30^\\circ`` ≡ ``30``; off, the degree sign must be on both sides or neither.
+    - ``units``: trailing units of measure, currency and time are ignored (``10\\text{ cm}``, ``12 cm^2``,
+      ``18 dollars``, ``5kg``, ``60 km/h``); off, they are parsed as part of the answer. Only words on
+      the list in :mod:`~rewardsmith.verifiers.math_units` are units: ``5 thousand``, ``2 dozen``,
+      ``5 squared`` and ``5 apples`` keep their word, and ``5xy``, ``2 pi`` and ``3\\mathrm{i}`` their
+      letters. A currency sign (``\\$18``) is dropped with either setting.
+    - ``degrees``: ``30^\\circ`` ≡ ``30`` ≡ ``\\frac{\\pi}{6}``; off, the degree sign must be on both sides or
+      neither. Inside a formula a degree is always π/180 (``\\sin 30^\\circ`` is ``\\frac12``).
     - ``unsimplified``: answers equal after simplification count (``(x+1)^2`` ≡ ``x^2+2x+1``);
       off, only sympy's automatic canonical form is compared (``\\frac{2}{4}`` still ≡ ``\\frac12``).
     - ``rel_tol`` / ``abs_tol``: when the gold is a non-integer decimal (``2.5``, ``0.3333``), numbers
