@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--reward", default="math", metavar="SPEC",
                        help="registry name (see `rewardsmith verifiers`) or YAML/JSON spec file (default: math)")
     score.add_argument("--workers", type=int, default=None, metavar="N",
-                       help="worker processes for verifiers with a pool (default: all cores)")
+                       help="worker processes for verifiers with a pool (default: the CPUs this process may use)")
     score.add_argument("--batch-size", type=int, default=256, metavar="N",
                        help="rows per batch; each batch is written and synced before the next (default: 256)")
     score.add_argument("--overwrite", action="store_true", help="discard an existing OUTPUT instead of resuming it")
@@ -216,6 +216,8 @@ def _score(args: argparse.Namespace) -> int:
     except SpecError as exc:
         return _fail(f"bad --reward: {exc}")
     set_default_workers(args.workers)
+    if args.backend == "local":
+        _start_pools(verifier)  # the workers import sympy & co. while this process reads the input
     try:
         if args.backend == "ray":
             from rewardsmith.adapters.ray_scoring import score_file_ray
@@ -235,6 +237,42 @@ def _score(args: argparse.Namespace) -> int:
     if args.summary_json:
         args.summary_json.write_text(json.dumps(summary.as_dict(), indent=2) + "\n")
     return 0
+
+
+# What a math worker imports for its first item; preloaded, it happens while the parent starts up.
+MATH_PRELOAD = ("math_verify", "rewardsmith.verifiers.math_parse", "rewardsmith.verifiers.math_grade")
+
+
+def _start_pools(verifier: object) -> None:
+    """Start now the worker pools the reward's math verifiers will use, instead of at the first batch."""
+    from rewardsmith.verifiers.pool import shared_pool
+
+    for workers in _math_pool_sizes(verifier):
+        shared_pool(workers, preload=MATH_PRELOAD).start()
+
+
+def _math_pool_sizes(verifier: object) -> set[int | None]:
+    """The ``workers`` of every math verifier inside a (possibly composed) reward, 0 (in-process) left out."""
+    from rewardsmith.verifiers import Verifier
+    from rewardsmith.verifiers.math import MathVerifier
+
+    sizes: set[int | None] = set()
+    seen: set[int] = set()
+    stack = [verifier]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, MathVerifier) and getattr(obj, "workers", None) != 0:
+            sizes.add(obj.workers)
+        if isinstance(obj, Verifier):
+            stack.extend(vars(obj).values())
+        elif isinstance(obj, dict):
+            stack.extend(obj.values())
+        elif isinstance(obj, list | tuple | set | frozenset):
+            stack.extend(obj)
+    return sizes
 
 
 def _calibrate(args: argparse.Namespace) -> int:
