@@ -18,12 +18,13 @@ integers. The rules here:
 * **Equations** must name what they assign (a symbol, a function, a tuple of symbols):
   ``3 = 4`` and ``a + b = 5`` are not values. A function's variable may be renamed.
 * **Expressions** with variables are equal when their difference vanishes at several
-  random points (exact for polynomials and rational functions, and far faster than
-  ``simplify``).
+  pseudo-random points drawn from the expressions themselves (exact for polynomials and
+  rational functions, and far faster than ``simplify``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 from collections.abc import Sequence
@@ -575,9 +576,13 @@ def _identity(gold: Any, pred: Any) -> bool:
 
 
 def _sample(expr: Any, symbols: set[Any], scale_of: tuple[Any, Any] | None = None) -> list[Any]:
-    """``expr`` at fixed pseudo-random points; with ``scale_of``, 0 where it is negligibly small
-    next to those two expressions there. None for a point where it cannot be evaluated."""
-    rng = random.Random(1729)
+    """``expr`` at pseudo-random points; with ``scale_of``, 0 where it is negligibly small next to
+    those two expressions there. None for a point where it cannot be evaluated.
+
+    The points are drawn from a hash of ``expr`` itself: reproducible, yet an answer cannot be
+    built to agree with the gold exactly at them, as it could with points fixed once for all.
+    """
+    rng = random.Random(hashlib.blake2b(sympy.srepr(expr).encode(), digest_size=8).digest())
     ordered = sorted(symbols, key=lambda s: s.name)
     # A sum or product up to a variable is defined at whole numbers only (elsewhere, sympy may
     # never finish); everything else is tried off the integers, where floor and ceiling differ.
