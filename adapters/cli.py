@@ -239,16 +239,15 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
-# What a math worker imports for its first item; preloaded, it happens while the parent starts up.
-MATH_PRELOAD = ("math_verify", "rewardsmith.verifiers.math_parse", "rewardsmith.verifiers.math_grade")
-
 
 def _start_pools(verifier: object) -> None:
     """Start now the worker pools the reward's math verifiers will use, instead of at the first batch."""
+    from rewardsmith.verifiers.math import GradeTask
     from rewardsmith.verifiers.pool import shared_pool
 
     for workers in _math_pool_sizes(verifier):
-        shared_pool(workers, preload=MATH_PRELOAD).start()
+        # The workers import what a math task needs while this process reads its input.
+        shared_pool(workers, preload=GradeTask.preload).start()
 
 
 def _math_pool_sizes(verifier: object) -> set[int | None]:

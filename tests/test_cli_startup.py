@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
-from rewardsmith.adapters.cli import MATH_PRELOAD, _math_pool_sizes
+from rewardsmith.adapters.cli import _math_pool_sizes
 from rewardsmith.verifiers import build
+from rewardsmith.verifiers.math import GradeTask
 
 
 @pytest.mark.parametrize(
@@ -61,7 +62,7 @@ print(json.dumps({{"code": code, "started": seen, "heavy_in_parent": heavy}}))
 def test_score_starts_the_math_pool_up_front_and_imports_nothing_heavy_itself(tmp_path):
     report = _score_in_a_fresh_process(tmp_path, "math")
     assert report["code"] == 0
-    assert report["started"] == [list(MATH_PRELOAD)]  # once, with the preload, before any batch
+    assert report["started"] == [list(GradeTask.preload)]  # once, with the preload, before any batch
     assert report["heavy_in_parent"] == []  # sympy & co. load in the workers only
 
 

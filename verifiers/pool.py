@@ -123,6 +123,7 @@ def _worker_main(memory_mb: int | None = None, preload: Sequence[str] = ()) -> N
                 tasks[key] = pickle.loads(task_blob)  # may import heavy modules: sympy, …
             except BaseException as exc:  # every item then fails with this reason; the worker lives
                 tasks[key] = _Unloadable(f"could not load the task: {type(exc).__name__}: {exc}")
+            _warm_up(tasks[key])
             _send(proto_out, ("loaded", -1, None))  # the parent starts the item clock now
         task = tasks[key]
         for index, item in enumerate(items):
@@ -163,6 +164,15 @@ def _limit_memory(memory_mb: int | None) -> None:
         if hard != resource.RLIM_INFINITY:
             limit = min(limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _warm_up(task: Any) -> None:
+    """A task's ``warm_up()`` runs once per worker before its first item, outside any item's
+    time limit (first calls that fill a parser's caches are slow)."""
+    warm = getattr(task, "warm_up", None)
+    if callable(warm):
+        with contextlib.suppress(Exception):  # only a head start; a real fault shows on the items
+            warm()
 
 
 def _preload(modules: Iterable[str]) -> None:
