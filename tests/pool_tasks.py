@@ -9,6 +9,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from rewardsmith.verifiers.math import GradeTask
+
 
 @dataclass(frozen=True)
 class Behave:
@@ -96,3 +98,13 @@ class Preloading(Behave):
     """Names a module its workers should import at start-up."""
 
     preload = ("xml.dom.minidom",)
+
+
+class KillsOnMarker(GradeTask):
+    """The math task, except that a gold or completion containing ``KILL-WORKER`` kills its worker,
+    as a completion that segfaults sympy or exhausts the machine's memory would."""
+
+    def __call__(self, item):
+        if any("KILL-WORKER" in text for text in item):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().__call__(item)

@@ -306,6 +306,30 @@ def test_an_exception_while_comparing_scores_zero(monkeypatch: pytest.MonkeyPatc
     assert verdict.details["compare_error"] == "TypeError"
 
 
+@pytest.mark.slow
+def test_a_completion_that_kills_its_worker_scores_zero() -> None:
+    """A worker the answer kills (twice: the pool retries once) is the completion's doing when the
+    gold alone grades: 0, not error. A gold that kills the worker is the row's fault: invalid_input."""
+    from pool_tasks import KillsOnMarker
+
+    from rewardsmith.verifiers.pool import shared_pool
+
+    verifier = MathVerifier(workers=2, timeout_s=30.0)
+    verifier.task = KillsOnMarker(verifier.leniency, verifier.methods)
+    try:
+        killer, honest, bad_row = verifier.verify_batch([
+            Sample(completion=r"KILL-WORKER \boxed{4}", fields={"answer": "4"}),
+            Sample(completion=r"\boxed{4}", fields={"answer": "4"}),
+            Sample(completion=r"\boxed{4}", fields={"answer": "4 KILL-WORKER"}),
+        ])
+    finally:
+        shared_pool(2).close()
+    assert (killer.status, killer.correct, killer.score) == ("no_answer", False, 0.0), killer.feedback
+    assert killer.details["crashed"] is True and "crashed the grader" in killer.feedback
+    assert (honest.status, honest.correct) == ("ok", True)
+    assert (bad_row.status, bad_row.score) == ("invalid_input", 0.0), bad_row.feedback
+
+
 # -- 13. golds in unusual notations parse; prose and broken golds are loud -------------------
 
 @pytest.mark.parametrize(
