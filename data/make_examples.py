@@ -96,7 +96,7 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
     ("math", "What is the last digit of $5^5$?", "5", [
         ("right", "Every power of 5 ends in 5: $\\boxed{5}$."),
         ("wrong", "It is $\\boxed{5 \\text{ thousand}}$."),  # a multiplier word is not a unit
-        ("pathological", "Compute it exactly: $\\boxed{(\\sqrt{10^{14}})!}$"),
+        ("pathological", "It is $\\boxed{\\int_0^1 e^{x^{3}} \\sin(x^{5}) \\, dx}$"),
     ]),
 ]
 

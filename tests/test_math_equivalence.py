@@ -369,9 +369,9 @@ def test_verifier_pickles() -> None:
 
 # -- timeouts on the real worker pool ---------------------------------------------------------
 
-# sympy computes 10^7! in C for far longer than the limit. The size guard refuses what it can
-# size from the text (5^{5^{5^{5^5}}}, 100000!, (10^7)!); a size it cannot read is the pool's job.
-TOWER = r"\boxed{(\sqrt{10^{14}})!}"
+# sympy's integrate() works on this for far longer than the limit; the size guard refuses what
+# it can size from the text (5^{5^{5^{5^5}}}, (300!)!, (10^7)!), but not work of this kind.
+TOWER = r"\boxed{\int_0^1 e^{x^{3}} \sin(x^{5}) \, dx}"
 TIMEOUT_S = 1.0
 
 

@@ -202,6 +202,33 @@ CLASSES: dict[str, list[tuple[str, str, bool]]] = {
         (r"\{-2,-1,0,1,2\}", r"\boxed{\pm 1, \pm 2}", False),
         (r"(-\infty,0)\cup(0,\infty)", r"\boxed{\mathbb{R}}", False),
     ],
+    # Found by attacking the verifier white-box: one shape that would earn reward on any gold, a
+    # box inside the answer, unit symbols in the wrong case, double readings, negations, near misses.
+    "attacks": [
+        ("17", r"\boxed{(300!)!}", False),  # evaluated to 50 digits, its noise swamped any gap
+        (r"\pi", r"The answer is $(300!)!$.", False),
+        ("0.125", r"\boxed{\Gamma(300!)}", False),
+        ("x^2+1", r"\boxed{x + (500!)!}", False),
+        ("(1,2)", r"\boxed{((300!)!, (300!)!)}", False),
+        ("2.5", r"\boxed{10^{100}}", False),  # tolerance is relative to the gold, not the larger side
+        ("30", r"\boxed{30^\circ\%}", False),  # would be 30, 0.3 and π/6 at once
+        ("4", r"\boxed{x \ne \boxed{4}}", False),
+        ("2", r"\boxed{\boxed{2}+1}", False),
+        ("4", r"\boxed{4\text{M}}", False),  # M is a million, not a metre
+        ("4", r"\boxed{4 \text{ B}}", False),
+        ("5", r"$4$ and not $5$ is the answer.", False),
+        ("4", r"\boxed{4 + 10^{-100}(\pi+e)}", False),
+        (r"\sqrt2", r"\boxed{\sqrt2 + 10^{-45}}", False),
+        ("x^2", r"\boxed{x^2 + \sin(7919000\pi x)}", False),  # zero on any fixed grid of points
+        (r"\lfloor x\rfloor", r"\boxed{\lceil x\rceil - 1}", False),
+        ("4", "\\boxed{4}\n$5$ is the correct answer.", False),
+        ("4", "\\boxed{4}\nthe answer might be 5", False),
+        ("4", r"\boxed{4} \framebox{5}", False),
+        ("4", r"\boxed{4\text{ m}}", True),
+        (r"\frac{\sqrt6-\sqrt2}{4}", r"\boxed{\sin 15^\circ}", True),
+        ("3", r"\boxed{\log_2 8}", True),
+        ("10", r"\boxed{\binom{5}{2}}", True),
+    ],
     # 14. Reasoning is not the answer.
     "think": [
         ("4", r"<think>maybe \boxed{3}</think> \boxed{4}", True),
@@ -431,6 +458,18 @@ PATHOLOGICAL = {
     "nested fractions": r"\boxed{" + r"\frac{1}{" * 200 + "2" + "}" * 200 + "}",
     "long prose": "1 " * 500_000,
     "set builder": r"\boxed{\{x \mid " + "x > 1, " * 2_000 + r"\}}",
+    "python power tower": r"\boxed{2**10**10}",
+    "factorial of a sum": r"\boxed{(1+10^{10})!}",
+    "power of a factorial": r"\boxed{2^{(1000!)}}",
+    "binomial of factorials": r"\boxed{\binom{300!}{150!}}",
+    "product to a sum": r"\boxed{\prod_{k=1}^{1+10^{10}} k}",
+    "factorial of a factorial": r"\boxed{(100!)!}",
+    "gamma of gamma": r"\boxed{\Gamma(\Gamma(50))}",
+    "factorial to a power": r"\boxed{(20000!)^{9999}}",
+    "exp of a huge number": r"\boxed{\exp(10^{100000})}",
+    "open parentheses after ####": "#### " + "\\(" * 20_000,
+    "open brackets in a tag": "<answer>" + "\\[" * 20_000 + "</answer>",
+    "many closed tags": "<answer>x</answer>" * 10_000,
 }
 BUDGET_S = 5.0  # per input, in-process; typical is well under 0.5 s
 
@@ -442,7 +481,7 @@ def test_in_process_mode_survives_pathological_inputs(name: str) -> None:
     set of hostile inputs inside a budget anyway (the pool's hard limit covers everything else)."""
     task = GradeTask(Leniency(), ("answer_tag", "boxed", "phrase", "gsm8k", "last_number"))
     start = time.perf_counter()
-    verdict = task(("4", PATHOLOGICAL[name]))
+    verdict = task(("2.5" if name == "exp of a huge number" else "4", PATHOLOGICAL[name]))
     elapsed = time.perf_counter() - start
     assert elapsed < BUDGET_S, f"{name}: {elapsed:.1f}s"
     assert verdict.status != "error" and verdict.score == 0.0, verdict.feedback

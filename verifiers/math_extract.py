@@ -39,7 +39,7 @@ from rewardsmith.verifiers.math_units import changes_value, words
 
 METHODS = ("answer_tag", "boxed", "phrase", "gsm8k", "last_number")
 
-BOX_COMMAND = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
+BOX_COMMAND = re.compile(r"\\(?:boxed|fbox|framebox)(?![A-Za-z])\s*")
 _BRACE_TOKEN = re.compile(r"\\.|[{}]", re.DOTALL)
 _THINK_CLOSE = re.compile(r"</think\s*>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<think\s*>", re.IGNORECASE)
@@ -47,16 +47,19 @@ _TAG = re.compile(r"<(/?)answer\s*>", re.IGNORECASE)
 GSM8K_MARK = re.compile(r"####[ \t]*([^\n]*)")
 # Markdown emphasis may wrap the phrase: "**Final Answer:** 5", "**Answer**: 5".
 PHRASE = re.compile(
-    r"(?:final\s+answer[*_\s]{0,8}(?:is|:)|the\s+(?:final\s+)?answer\s+is|^[ \t>#*_]*answer[*_ \t]{0,8}:"
+    r"(?:final\s+answer[*_\s]{0,8}(?:is|:)|the\s+(?:final\s+|correct\s+)?answer\s+"
+    r"(?:is|(?:might|could|may|must|should|would|will)\s+be)|^[ \t>#*_]*answer[*_ \t]{0,8}:"
     r"|the\s+solutions?\s+(?:is|are|set\s+is)(?!\s+(?:to|as|that|this|given|found|follows)\b))[*_\s:]{0,8}",
     re.IGNORECASE | re.MULTILINE,
 )
 # "$x \geq 5$ is the solution.", "$\frac{3}{4}$ is our final answer."
 _TRAILING_PHRASE = re.compile(
     r"(?:(?:\$\$?|\\\(|\\\[)([^$]{1,400}?)(?:\$\$?|\\\)|\\\])|(?<![\w.,])(-?\d[\d,]*(?:\.\d+)?(?:/\d+)?))"
-    r"[ \t]*(?:is|are)[ \t]+(?:the|our|my)[ \t]+(?:final[ \t]+)?(?:answer|solution|solution[ \t]+set)s?\b",
+    r"[ \t]*(?:is|are)[ \t]+(?:the|our|my)[ \t]+(?:(?:final|correct|right|true|exact)[ \t]+)?"
+    r"(?:answer|solution|solution[ \t]+set)s?\b",
     re.IGNORECASE,
 )
+_NEGATED = re.compile(r"(?:\b(?:not|never|no)|n't)[\s*_]*$", re.IGNORECASE)
 # A clause that gives a reason after the answer: "the answer is 25, since 5 * 5 = 25".
 _REASON = re.compile(r",\s+(?:since|because|as|which|given|where|when|for)\b", re.IGNORECASE)
 # Thousands groups only as groups of three ("1,000"), so "5, so" ends at the 5; a LaTeX
@@ -69,6 +72,7 @@ NUMBER = re.compile(
 MATH_DELIMITED = re.compile(r"^\s*(\$\$?|\\\(|\\\[)(.*?)((?<!\\)\$\$?|\\\)|\\\])", re.DOTALL)
 _MATH_SEGMENT = re.compile(r"(?<!\\)(\$\$?)(.+?)(?<!\\)\1|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 _WINDOW = 600  # characters after a phrase that may hold its answer
+_LONGEST_SPAN = 6000  # a tag's or a line's content longer than this is not searched for math delimiters
 MAX_STATEMENTS = 16  # distinct statements read; a completion with more is graded wrong unread
 _MAX_PHRASES = 4 * MAX_STATEMENTS  # phrases examined
 
@@ -182,6 +186,8 @@ def last_boxed(text: str) -> str | None:
 
 def strip_math_delimiters(span: str) -> str:
     span = span.strip()
+    if len(span) > _LONGEST_SPAN:
+        return span  # not an answer: the parser refuses it; searching it for math would be quadratic
     match = MATH_DELIMITED.match(span)
     if match and not span[match.end():].strip(" .,;"):
         return match.group(2).strip()
@@ -292,6 +298,8 @@ def _statements(text: str, methods: Iterable[str], committed: int | None = None)
             if span and _has_math(span):
                 found.append(_Statement(span, "phrase", match.start()))
         for match in _TRAILING_PHRASE.finditer(text):
+            if _NEGATED.search(text[max(0, match.start() - 40) : match.start()]):
+                continue  # "$4$ and not $5$ is the answer": 5 is not what it states
             found.append(_Statement((match.group(1) or match.group(2)).strip(), "phrase", match.start()))
     if "gsm8k" in methods:
         for match in GSM8K_MARK.finditer(text):
@@ -358,7 +366,8 @@ def extract_answer(text: str, last_number: bool = True, methods: Iterable[str] =
                 spans = nested.spans if nested is not None else (strip_math_delimiters(_trim(inner)),)
                 statements.extend(_Statement(span, "answer_tag", start) for span in spans if span.strip())
             # A box or a stated answer outside the tags is a statement too: "\boxed{5} <answer>4</answer>" hedges.
-            outside = "".join(" " * (end - start) if (start, end) in tags else region[start:end]
+            inside = set(tags)
+            outside = "".join(" " * (end - start) if (start, end) in inside else region[start:end]
                               for start, end in _complement(tags, len(region)))
             statements += _statements(outside, inner_methods, committed=tags[0][0])
             return _extraction(sorted(statements, key=lambda s: s.start), "answer_tag")

@@ -41,7 +41,7 @@ from rewardsmith.verifiers.math_leniency import Leniency
 from rewardsmith.verifiers.math_parse import Name, Parsed, choice_letter, normalize_text, relation_set
 
 _DIGITS = 50  # precision of numeric identity tests
-_ZERO = sympy.Float(10) ** -40  # relative difference below which two exact values are one
+_ZERO = sympy.Float(10) ** -200  # relative difference of two exact values that are one (evalf reports any real gap)
 _POINTS = 5  # random points for identities in variables
 
 
@@ -227,10 +227,10 @@ def _equations_equal(gold: Any, pred: Any) -> bool:
     if g == 0 or p == 0 or g.free_symbols != p.free_symbols or not g.free_symbols:
         return False
     ratios = _sample(g / p, g.free_symbols)
-    if not ratios or any(r is None or r == 0 for r in ratios):
+    if len(ratios) < 2 or any(r == 0 for r in ratios):
         return False
     first = ratios[0]
-    return all(abs(r - first) <= _ZERO * max(abs(first), 1) for r in ratios[1:])
+    return all(_negligible(r - first, abs(first)) for r in ratios[1:])
 
 
 # -- single values ---------------------------------------------------------------------------
@@ -521,29 +521,54 @@ def _exactly_equal(gold: Any, pred: Any) -> bool:
 
 
 def _numerically_zero(diff: Any, a: Any, b: Any) -> bool:
+    """Whether two exact values are one: their difference evaluates to zero (sympy tracks accuracy
+    through cancellation, so a true zero comes back as zero or as a bound with no digits left),
+    or to a part in 10²⁰⁰ of the *smaller* of the two. The smaller: next to a gigantic answer
+    such as ``(300!)!`` every gold would otherwise look negligibly far away."""
+    values = [_evaluate(x) for x in (diff, a, b)]
+    if any(v is None for v in values):
+        return False
+    difference, left, right = values
+    return _negligible(difference, min(abs(left), abs(right)))
+
+
+def _evaluate(expr: Any) -> Any:
+    """``expr`` to 50 significant digits, or None when it is not a finite number sympy can evaluate."""
     try:
-        d = sympy.N(diff, _DIGITS)
-        scale = max(abs(sympy.N(a, _DIGITS)), abs(sympy.N(b, _DIGITS)))
+        value = sympy.N(expr, _DIGITS)
+    except (TypeError, ValueError, ArithmeticError, RecursionError):
+        return None
+    if not getattr(value, "is_number", False) or value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+        return None
+    return value
+
+
+def _negligible(difference: Any, scale: Any) -> bool:
+    if difference == 0:
+        return True
+    try:
+        parts = difference.as_real_imag()
     except (TypeError, ValueError, ArithmeticError):
         return False
-    if not (d.is_number and scale.is_number) or d.has(sympy.nan, sympy.zoo) or scale.is_infinite:
-        return False
-    return bool(abs(d) <= _ZERO * scale) if scale != 0 else bool(d == 0)
+    return all(part == 0 or _no_digits_left(part) or abs(part) <= _ZERO * scale for part in parts)
+
+
+def _no_digits_left(value: Any) -> bool:
+    """A float evalf could only bound: what it returns for a difference that cancels to zero."""
+    return isinstance(value, sympy.Float) and value._prec < 8
 
 
 def _within_tolerance(gold: Any, pred: Any, leniency: Leniency) -> bool:
+    """``|gold - pred| <= max(rel_tol·|gold|, abs_tol)``: relative to the gold, the approximation;
+    relative to the larger of the two, a gigantic answer would be "close" to any gold."""
     rel, tol = sympy.Rational(str(leniency.rel_tol)), sympy.Rational(str(leniency.abs_tol))
     gold, pred = _exact(gold), _exact(pred)
     if isinstance(gold, sympy.Rational) and isinstance(pred, sympy.Rational):
-        return abs(gold - pred) <= max(rel * max(abs(gold), abs(pred)), tol)
-    try:
-        diff = abs(sympy.N(gold - pred, 30))
-        scale = max(abs(sympy.N(gold, 30)), abs(sympy.N(pred, 30)))
-    except (TypeError, ValueError, ArithmeticError):
+        return abs(gold - pred) <= max(rel * abs(gold), tol)
+    difference, target = _evaluate(gold - pred), _evaluate(gold)
+    if difference is None or target is None:
         return False
-    if not (diff.is_number and scale.is_number) or diff.is_infinite or scale.is_infinite:
-        return False
-    return bool(diff <= max(rel * scale, tol))
+    return bool(abs(difference) <= max(rel * abs(target), tol))
 
 
 # -- identities in variables -----------------------------------------------------------------
@@ -575,36 +600,39 @@ def _identity(gold: Any, pred: Any) -> bool:
     return bool(values) and all(v is not None and v == 0 for v in values)
 
 
-def _sample(expr: Any, symbols: set[Any], scale_of: tuple[Any, Any] | None = None) -> list[Any]:
-    """``expr`` at pseudo-random points; with ``scale_of``, 0 where it is negligibly small next to
-    those two expressions there. None for a point where it cannot be evaluated.
+_PIECEWISE = (sympy.floor, sympy.ceiling, sympy.frac, sympy.Mod, sympy.sign, sympy.Abs, sympy.Piecewise,
+              sympy.Heaviside, sympy.Min, sympy.Max)
 
-    The points are drawn from a hash of ``expr`` itself: reproducible, yet an answer cannot be
-    built to agree with the gold exactly at them, as it could with points fixed once for all.
+
+def _sample(expr: Any, symbols: set[Any], scale_of: tuple[Any, Any] | None = None) -> list[Any]:
+    """``expr`` at pseudo-random points; with ``scale_of``, 0 where it is negligible next to those two
+    expressions there. Points where it cannot be evaluated are left out.
+
+    The points are drawn from a hash of ``expr`` itself, with denominators drawn too: reproducible,
+    yet an answer cannot be built to agree with the gold exactly at them (as ``x + \\sin(N\\pi x)``
+    could on a fixed grid). Functions that jump at the integers are also tried at integers, where
+    ``\\lceil x \\rceil - 1`` and ``\\lfloor x \\rfloor`` part; sums and products up to a variable only
+    there (elsewhere sympy may never finish).
     """
     rng = random.Random(hashlib.blake2b(sympy.srepr(expr).encode(), digest_size=8).digest())
     ordered = sorted(symbols, key=lambda s: s.name)
-    # A sum or product up to a variable is defined at whole numbers only (elsewhere, sympy may
-    # never finish); everything else is tried off the integers, where floor and ceiling differ.
     whole = expr.has(sympy.Sum, sympy.Product)
+    jumps = expr.has(*_PIECEWISE)
     out: list[Any] = []
-    for _ in range(_POINTS):
+    for n in range(_POINTS + (2 if jumps and not whole else 0)):
         if whole:
             point = {s: sympy.Integer(rng.randint(2, 13)) for s in ordered}
+        elif n >= _POINTS:
+            point = {s: sympy.Integer(rng.randint(-3, 4)) for s in ordered}
         else:
-            point = {s: sympy.Rational(rng.randint(-2999, 2999), 1000) + sympy.Rational(1, 7919) for s in ordered}
-        try:
-            value = sympy.N(expr.xreplace(point), _DIGITS)
-            if scale_of is not None:
-                scale = max(abs(sympy.N(scale_of[0].xreplace(point), _DIGITS)),
-                            abs(sympy.N(scale_of[1].xreplace(point), _DIGITS)))
-                value = 0 if abs(value) <= _ZERO * max(scale, 1) else value
-        except (TypeError, ValueError, ArithmeticError):
-            out.append(None)
+            point = {s: sympy.Rational(rng.randint(-30_000, 30_000), rng.randint(9_001, 99_991)) for s in ordered}
+        value = _evaluate(expr.xreplace(point))
+        if value is None:
             continue
-        undefined = isinstance(value, sympy.Basic) and value.has(sympy.nan, sympy.zoo)
-        if not getattr(value, "is_number", True) or undefined:
-            out.append(None)
-            continue
+        if scale_of is not None:
+            sides = [_evaluate(side.xreplace(point)) for side in scale_of]
+            if any(side is None for side in sides):
+                continue
+            value = 0 if _negligible(value, min(abs(side) for side in sides)) else value
         out.append(value)
-    return [v for v in out if v is not None] if sum(v is None for v in out) < len(out) else []
+    return out

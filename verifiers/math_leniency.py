@@ -31,7 +31,7 @@ class Leniency:
     - ``unsimplified``: answers equal after simplification count (``(x+1)^2`` ≡ ``x^2+2x+1``);
       off, only sympy's automatic canonical form is compared (``\\frac{2}{4}`` still ≡ ``\\frac12``).
     - ``rel_tol`` / ``abs_tol``: when the gold is a non-integer decimal (``2.5``, ``0.3333``), numbers
-      within ``max(rel_tol·max(|a|,|b|), abs_tol)`` of it are equal. Any other gold compares exactly,
+      within ``max(rel_tol·|gold|, abs_tol)`` of it are equal. Any other gold compares exactly,
       to the last digit (``1000000.5`` is not ``1000000``; ``1/2004!`` is not ``1/2006!``), and so do
       the ends of intervals and the entries of tuples and matrices.
     - ``approximate`` (off): the tolerance also applies to non-integer golds that are not decimals,

@@ -516,6 +516,13 @@ def relation_set(expr: Any) -> Any:
 # -- leaves -----------------------------------------------------------------------------------
 
 def _parse_leaf(text: str, leniency: Leniency) -> Parsed:
+    """One value. An answer that does not parse keeps its text as written: it is compared as text,
+    and "30" left of "30^\\circ\\%" after its signs came off must not read as 30."""
+    parsed = _read_leaf(text, leniency)
+    return parsed if parsed.kind != "unparsed" else replace(parsed, text=text)
+
+
+def _read_leaf(text: str, leniency: Leniency) -> Parsed:
     if leniency.choices:
         letter = choice_letter(text)
         if letter:
@@ -523,6 +530,8 @@ def _parse_leaf(text: str, leniency: Leniency) -> Parsed:
     text, percent, degrees, units = _strip_decorations(text, leniency)
     if not text:
         return Parsed(text=text, reason="empty")
+    if percent and degrees:
+        return Parsed(text=text, reason="both a percent and a degree sign")  # "30^\circ\%" would be 30, 0.3 and π/6
     flags = {"percent": percent, "degrees": degrees, "units": units}
     if THOUSANDS.match(text):
         text = _THOUSANDS_SEP.sub("", text)
@@ -736,11 +745,12 @@ def _parse_math(text: str, leniency: Leniency) -> Any:
 
 def _parse_latex(text: str) -> Any:
     # latex2sympy's own unit removal is off: its list strips "m", "t", "ab", "pi sq m"… from
-    # "2m" or "5ab"; units are removed above, under the ``units`` switch, with guards.
+    # "2m" or "5ab"; units are removed above, under the ``units`` switch, with guards. Its box
+    # removal is off too: it would read "x \ne \boxed{4}" as 4 (boxes were found upstream).
     from latex2sympy2_extended.latex2sympy2 import NormalizationConfig, normalize_latex
 
     config = NormalizationConfig(
-        basic_latex=True, units=False, malformed_operators=True, nits=True, boxed="all", equations=False
+        basic_latex=True, units=False, malformed_operators=True, nits=True, boxed="none", equations=False
     )
     try:
         normalized = normalize_latex(text, config=config)
@@ -799,51 +809,66 @@ def _latex_to_sympy(normalized: str) -> Any:
 # -- size guard -------------------------------------------------------------------------------
 
 _LONG_DIGITS = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
-_BIG_LIMITS = re.compile(r"\\(?:sum|prod)\s*_\s*(?:\{[^{}]*\}|\S)\s*\^\s*")
-_BINOMIAL = re.compile(r"\\[dt]?binom\s*")
-_GAMMA = re.compile(r"\\Gamma\s*(?:\\left)?\s*")
+_LIMITED = re.compile(r"\\(?:sum|prod)\s*_\s*(?:\{[^{}]*\}|\S)\s*\^\s*|\\[dt]?binom\s*|\\Gamma\s*|\\exp\s*")
 MAX_EXPONENT = 10**7  # of a number written in digits (its digits are bounded separately)
 MAX_OTHER_EXPONENT = 10**4  # of anything else: (1 + 10^{-20})^{10^{20}} would be computed exactly
-MAX_FACTORIAL = 20_000
+MAX_FACTORIAL = 20_000  # also the largest argument of Γ, and of exp
 MAX_TERMS = 100_000  # upper limit of a sum or product, and the top of a binomial coefficient
+_SIZED = re.compile(r"[!^]|\\Gamma|\\binom|\\prod|\\sum")  # what makes a number written without letters huge
 
 
 def _too_big(text: str) -> str:
     """Why sympy must not evaluate this span (it would run for minutes or exhaust memory), or "".
 
-    Refuses what sympy would evaluate exactly on construction: power towers, huge powers of
-    anything, factorials and gamma of huge numbers, binomials and sums or products with huge
-    limits, overlong digit strings and deep nesting. Sizes are estimated from the text
-    (digits, powers and products of them), so a size written any other way gets through:
-    that is what the worker pool's hard time limit is for.
+    sympy evaluates integer arithmetic exactly as it builds an expression, so ``(300!)!`` or
+    ``2^{10^{10}}`` never finishes. The size of every power, factorial, Γ, binomial, exp and
+    sum or product limit is estimated from the text (digits, sums, products, fractions, powers,
+    factorials, roots); one that is too large, or a number written without letters whose size
+    the estimate cannot read, is refused. Letters make it symbolic: ``(2n)!`` and ``x^{100}``
+    are never evaluated. Work the text does not show (an integral sympy's ``integrate``
+    struggles with) is what the worker pool's hard limit is for.
     """
     if _LONG_DIGITS.search(text):
         return f"a number with more than {MAX_DIGITS} digits"
     if _nesting(text) > MAX_NESTING:
         return f"brackets nested more than {MAX_NESTING} deep"
+    text = text.replace("**", "^")
     for caret in re.finditer(r"\^", text):
-        exponent = _log10_value(_group_at(text, caret.end()))
-        if exponent is None:
-            continue
-        base = re.search(r"(?<![\w.}])(\d+(?:\.\d+)?)\s*$", text[max(0, caret.start() - 40) : caret.start()])
-        if base is None:
-            if exponent > math.log10(MAX_OTHER_EXPONENT):
-                return "a power too large to evaluate"
-        elif float(base.group(1)) > 1 and (
-            exponent > math.log10(MAX_EXPONENT) or 10**exponent * math.log10(float(base.group(1))) > MAX_DIGITS * 10
-        ):
+        if _power_too_big(_group_before(text, caret.start()), _exponent_at(text, caret.end())):
             return "a power too large to evaluate"
     for bang in re.finditer(r"!", text):
-        number = re.search(r"\d[\d.^{}\s]*$", text[max(0, bang.start() - 60) : bang.start()])
-        argument = _log10_value(number.group(0) if number else _group_before(text, bang.start()))
-        if argument is not None and argument > math.log10(MAX_FACTORIAL):
+        if _argument_too_big(_group_before(text, bang.start()), MAX_FACTORIAL):
             return "a factorial too large to evaluate"
-    for pattern, limit in ((_GAMMA, MAX_FACTORIAL), (_BIG_LIMITS, MAX_TERMS), (_BINOMIAL, MAX_TERMS)):
-        for match in pattern.finditer(text):
-            size = _log10_value(_group_at(text, match.end()))
-            if size is not None and size > math.log10(limit):
-                return "a sum, product, binomial or gamma too large to evaluate"
+    for match in _LIMITED.finditer(text):
+        limit = MAX_TERMS if "\\Gamma" not in match.group(0) and "\\exp" not in match.group(0) else MAX_FACTORIAL
+        if _argument_too_big(_group_at(text, match.end()), limit):
+            return "a sum, product, binomial, gamma or exponential too large to evaluate"
     return ""
+
+
+def _numeric(text: str) -> bool:
+    """Written without variables: nothing but digits, operators and commands remains."""
+    return not re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+", "", text))
+
+
+def _argument_too_big(argument: str, limit: int) -> bool:
+    size = _log10_value(argument)
+    if size is None:
+        return _numeric(argument) and bool(_SIZED.search(argument))
+    return size > math.log10(limit)
+
+
+def _power_too_big(base: str, exponent: str) -> bool:
+    size = _log10_value(exponent)
+    if size is None:
+        return _numeric(exponent) and bool(_SIZED.search(exponent))
+    base_size = _log10_value(base)
+    if base_size is None:
+        limit = 100 if _numeric(base) and _SIZED.search(base) else MAX_OTHER_EXPONENT
+        return size > math.log10(limit)
+    if re.fullmatch(r"\s*\d+(?:\.\d+)?\s*", base):
+        return size > math.log10(MAX_EXPONENT) or 10**size * abs(base_size) > MAX_DIGITS * 10
+    return 10**min(size, 300) * abs(base_size) > MAX_DIGITS * 10 or size > math.log10(MAX_OTHER_EXPONENT)
 
 
 def _nesting(text: str) -> int:
@@ -860,60 +885,122 @@ def _group_at(text: str, start: int) -> str:
     while start < len(text) and text[start].isspace():
         start += 1
     if start < len(text) and text[start] in "{(":
-        closing = {"{": "}", "(": ")"}[text[start]]
-        depth = 0
-        for i in range(start, len(text)):
-            depth += 1 if text[i] == text[start] else -1 if text[i] == closing else 0
-            if depth == 0:
-                return text[start + 1 : i]
-        return text[start + 1 :]
+        end = _closing(text, start)
+        return text[start + 1 : end] if end is not None else text[start + 1 :]
     token = re.match(r"-?\d+(?:\.\d+)?", text[start:])
     return token.group(0) if token else ""
 
 
+def _exponent_at(text: str, start: int) -> str:
+    """The exponent starting at ``start``, with the rest of a brace-less tower: ``2^10^10``."""
+    exponent = _group_at(text, start)
+    tail = re.match(r"\s*-?\d+(?:\.\d+)?\s*\^", text[start:])
+    return text[start:] if tail and not text[start:].lstrip().startswith("{") else exponent
+
+
+def _closing(text: str, start: int) -> int | None:
+    """Index of the bracket that closes the one at ``start``."""
+    opening, closing = text[start], {"{": "}", "(": ")", "[": "]"}[text[start]]
+    depth = 0
+    for i in range(start, len(text)):
+        depth += 1 if text[i] == opening else -1 if text[i] == closing else 0
+        if depth == 0:
+            return i
+    return None
+
+
 def _group_before(text: str, end: int) -> str:
-    """The number or bracket group that ends just before ``end`` (what a ``!`` applies to)."""
+    """The operand that ends just before ``end``: what a ``!`` or ``^`` applies to."""
     head = text[:end].rstrip()
-    if head.endswith((")", "}")):
-        opening = {")": "(", "}": "{"}[head[-1]]
+    if head.endswith((")", "}", "]")):
+        opening = {")": "(", "}": "{", "]": "["}[head[-1]]
         depth = 0
         for i in range(len(head) - 1, -1, -1):
             depth += 1 if head[i] == head[-1] else -1 if head[i] == opening else 0
             if depth == 0:
-                return head[i + 1 : -1]
+                inner = head[i + 1 : -1]
+                # "10^{10}!" and "300!!": the factorial applies to the whole power or factorial.
+                power = re.search(r"(?:\d+(?:\.\d+)?|\})\s*\^\s*$", head[:i])
+                return head[power.start() : -0 or None] if power else inner
         return ""
-    token = re.search(r"\d+(?:\.\d+)?$", head)
+    token = re.search(r"(?:\d+(?:\.\d+)?\s*\^\s*)?(?:\d+(?:\.\d+)?)!*$", head)
     return token.group(0) if token else ""
 
 
 def _log10_value(text: str) -> float | None:
-    """log10 of the size of a number written with digits, powers and products, else None.
-
-    Signed: ``10^{-20}`` is -20. A negative exponent of a base below 1 makes a big number
-    (``0.5^{-100}`` is 2^100)."""
-    text = text.strip().lstrip("-").strip()
-    while text and text[0] in "{(" and _group_at(text, 0) == text[1:-1]:
-        text = text[1:-1].strip().lstrip("-").strip()
-    factors = re.split(r"\\cdot|\\times|\*", text)
+    """log10 of the size of a number written with digits, +, −, ×, fractions, powers, factorials,
+    Γ and binomials; None for anything else (a variable, a root, π). Signed: ``10^{-20}`` is -20,
+    and ``0.5^{-100}`` (2^100) is 30."""
+    text = text.strip().lstrip("+-").strip()
+    while text and text[0] in "{(" and _closing(text, 0) == len(text) - 1:
+        text = text[1:-1].strip().lstrip("+-").strip()
+    if not text:
+        return None
+    terms = _split_top(text, "+-")
+    if len(terms) > 1:
+        sizes = [_log10_value(t) for t in terms]
+        return None if any(v is None for v in sizes) else max(sizes) + math.log10(len(sizes))  # type: ignore[type-var]
+    factors = _split_top(re.sub(r"\\cdot|\\times", "*", text), "*")
     if len(factors) > 1:
-        logs = [_log10_value(f) for f in factors]
-        return None if any(v is None for v in logs) else sum(v for v in logs if v is not None)
+        sizes = [_log10_value(f) for f in factors]
+        return None if any(v is None for v in sizes) else sum(sizes)  # type: ignore[arg-type]
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
         value = float(text)
         return math.log10(value) if value > 0 else None
-    power = re.fullmatch(r"(\d+(?:\.\d+)?)\s*\^\s*(.+)", text, re.DOTALL)
-    if not power or float(power.group(1)) in (0.0, 1.0):
-        return None
-    rest = power.group(2).lstrip()
-    exponent_text = _group_at(rest, 0) if rest and rest[0] in "{(" else rest
-    negative = exponent_text.strip().startswith("-")
-    exponent = _log10_value(exponent_text)
-    if exponent is None:
-        return None
-    if exponent > 300:
+    fraction = re.fullmatch(r"\\[dt]?frac\s*(\{.*)", text, re.DOTALL)
+    if fraction:
+        top = _group_at(fraction.group(1), 0)
+        bottom = _group_at(fraction.group(1), len(top) + 2)
+        sizes = (_log10_value(top), _log10_value(bottom))
+        return None if None in sizes else sizes[0] - sizes[1]  # type: ignore[operator]
+    if text.endswith("!"):
+        argument = _log10_value(_group_before(text, len(text) - 1))
+        return None if argument is None else _factorial_size(argument)
+    gamma = re.fullmatch(r"\\Gamma\s*(\(.*\)|\{.*\})", text, re.DOTALL)
+    if gamma:
+        argument = _log10_value(gamma.group(1))
+        return None if argument is None else _factorial_size(argument)
+    root = re.fullmatch(r"\\sqrt\s*(?:\[\s*(\d+)\s*\])?\s*(\{.*\})", text, re.DOTALL)
+    if root and _closing(root.group(2), 0) == len(root.group(2)) - 1:
+        inner = _log10_value(root.group(2))
+        return None if inner is None else inner / int(root.group(1) or 2)
+    binomial = re.fullmatch(r"\\[dt]?binom\s*(\{.*)", text, re.DOTALL)
+    if binomial:
+        top = _log10_value(_group_at(binomial.group(1), 0))
+        return None if top is None else 10 ** min(top, 300) * math.log10(2)
+    power = re.fullmatch(r"(.+?)\s*\^\s*(.+)", text, re.DOTALL)
+    if power:
+        base, exponent = _log10_value(power.group(1)), power.group(2).strip()
+        exponent = _group_at(exponent, 0) if exponent[:1] in ("{", "(") else exponent
+        size = _log10_value(exponent)
+        if base is None or size is None:
+            return None
+        value = 10 ** min(size, 300) * base
+        return -value if exponent.strip().startswith("-") else value
+    return None
+
+
+def _factorial_size(log_argument: float) -> float:
+    """log10(n!) ≈ n·log10(n) for n = 10^log_argument (an upper bound is all the guard needs)."""
+    if log_argument > 300:
         return math.inf
-    value = 10**exponent * math.log10(float(power.group(1)))
-    return -value if negative else value
+    n = 10**log_argument
+    return n * max(log_argument, 1.0)
+
+
+def _split_top(text: str, operators: str) -> list[str]:
+    """Split at the operators that sit outside every bracket (a sign right after ^ or an operator stays)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch in operators and depth == 0 and i > start and text[i - 1] not in "^*+-/e":
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p for p in parts if p.strip()]
 
 
 # -- plain text -------------------------------------------------------------------------------

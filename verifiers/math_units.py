@@ -11,36 +11,41 @@ from __future__ import annotations
 
 import re
 
-_UNIT_WORDS = """
-    mm cm dm m km um nm in inch inches ft foot feet yd yard yards mi mile miles meter meters metre metres
-    millimeter millimeters millimetre millimetres centimeter centimeters centimetre centimetres
-    kilometer kilometers kilometre kilometres micrometer micrometers nanometer nanometers
-    light-year light-years au
-    mg g kg gram grams kilogram kilograms milligram milligrams lb lbs pound pounds oz ounce ounces ton tons
-    tonne tonnes
-    ml l cl dl liter liters litre litres milliliter milliliters millilitre millilitres gal gallon gallons
-    quart quarts pint pints cup cups tablespoon tablespoons teaspoon teaspoons tbsp tsp cc
-    s sec secs second seconds min mins minute minutes h hr hrs hour hours day days week weeks month months
-    year years yr yrs ms millisecond milliseconds decade decades century centuries
-    mph kph kmh km/h m/s cm/s ft/s mi/h knot knots rpm
-    acre acres hectare hectares ha sq
-    degree degrees deg rad radian radians
-    celsius fahrenheit kelvin
-    dollar dollars usd cent cents euro euros eur pound pounds gbp yen jpy rupee rupees rs yuan cny peso pesos
-    franc francs won
-    j kj joule joules cal calorie calories kcal w kw kwh watt watts v volt volts a amp amps ampere amperes
-    ohm ohms hz khz mhz ghz n newton newtons pa kpa pascal pascals atm bar
-    b kb mb gb tb byte bytes kilobyte kilobytes megabyte megabytes gigabyte gigabytes bit bits
-    unit units square-units
-"""
-
 
 def words(text: str) -> frozenset[str]:
     """A word list written as text (easier to read and extend than a list literal)."""
     return frozenset(text.split())
 
 
+# Units of three letters or more match in any case ("Meters", "HOURS").
+_UNIT_WORDS = """
+    inch inches foot feet yard yards mile miles meter meters metre metres
+    millimeter millimeters millimetre millimetres centimeter centimeters centimetre centimetres
+    kilometer kilometers kilometre kilometres micrometer micrometers nanometer nanometers
+    light-year light-years
+    gram grams kilogram kilograms milligram milligrams lbs pound pounds ounce ounces ton tons tonne tonnes
+    liter liters litre litres milliliter milliliters millilitre millilitres gal gallon gallons
+    quart quarts pint pints cup cups tablespoon tablespoons teaspoon teaspoons tbsp tsp
+    sec secs second seconds min mins minute minutes hrs hour hours day days week weeks month months
+    year years yrs millisecond milliseconds decade decades century centuries
+    mph kph kmh km/h m/s cm/s ft/s mi/h knot knots rpm
+    acre acres hectare hectares
+    degree degrees deg rad radian radians celsius fahrenheit kelvin
+    dollar dollars usd cent cents euro euros eur gbp yen jpy rupee rupees yuan cny peso pesos franc francs won
+    joule joules cal calorie calories kcal kwh watt watts volt volts amp amps ampere amperes ohm ohms
+    newton newtons kpa pascal pascals atm bar bars
+    byte bytes kilobyte kilobytes megabyte megabytes gigabyte gigabytes bit bits
+    unit units square-units
+"""
+# Symbols of one or two letters match only as written: "m" is a metre but "M" may be a million,
+# "B" a billion, "K" a thousand, "G" a gram only in lower case.
+_UNIT_SYMBOLS = """
+    mm cm dm m km um nm in ft yd mi au mg g kg lb oz ml mL l L cl dl cc s ms h hr min yr
+    ha sq J kJ W kW V Pa Hz kHz MHz GHz N kB KB MB GB TB Rs rs
+"""
 UNITS = words(_UNIT_WORDS)
+UNIT_SYMBOLS = words(_UNIT_SYMBOLS)
+
 # Prefixes of an area or volume unit: "square feet", "sq. ft", "cubic meters".
 UNIT_PREFIXES = frozenset({"square", "sq", "sq.", "cubic", "cu", "cu."})
 
@@ -48,7 +53,7 @@ UNIT_PREFIXES = frozenset({"square", "sq", "sq.", "cubic", "cu", "cu."})
 # last-number fallback refuses a number next to one ("5 thousand", "3 or 4", "at least 5").
 _VALUE_WORDS = """
     hundred hundreds thousand thousands million millions billion billions trillion trillions
-    dozen dozens score gross lakh crore k
+    dozen dozens score gross lakh crore k K M B G T bn mn mil
     half halves third thirds quarter quarters fourth fourths fifth fifths sixth sixths seventh sevenths
     eighth eighths ninth ninths tenth tenths hundredth hundredths thousandth thousandths
     squared cubed times twice thrice percent percentage
@@ -69,22 +74,26 @@ _UNIT_TEXT = re.compile(r"^(?:(?P<prefix>[A-Za-z.]+)\s+)?(?P<unit>[A-Za-z/-]+)(?
 
 def is_unit(words: str) -> bool:
     """Whether ``words`` (what follows a number) is a unit of measure: ``cm``, ``square feet``,
-    ``km/h``, ``cm^2``, ``dollars``. Case is ignored except that a lone capital is not a unit
-    (``5 A`` may be a choice, ``2 N`` a variable), apart from SI symbols we list in lower case."""
+    ``km/h``, ``cm^2``, ``dollars``. Words of three letters or more match in any case; symbols of
+    one or two letters only as written (``m`` is a metre, ``M`` is not a unit)."""
     text = words.strip().rstrip(".")
     match = _UNIT_TEXT.match(text)
     if not match:
         return False
-    prefix, unit = match.group("prefix"), match.group("unit").lower()
+    prefix, unit = match.group("prefix"), match.group("unit")
     if prefix is not None and prefix.lower() not in UNIT_PREFIXES:
         return False
-    if "/" in unit and unit not in UNITS:
+    if "/" in unit and not _known_unit(unit):
         top, _, bottom = unit.partition("/")
-        return top in UNITS and bottom in UNITS
-    return unit in UNITS
+        return _known_unit(top) and _known_unit(bottom)
+    return _known_unit(unit)
+
+
+def _known_unit(unit: str) -> bool:
+    return unit in UNIT_SYMBOLS or (len(unit) >= 3 and unit.lower() in UNITS)
 
 
 def changes_value(word: str) -> bool:
     """Whether a word next to a number changes or hedges what the number means."""
-    word = word.strip().strip(".,;:!?").lower()
-    return word in VALUE_WORDS or word in _NUMBER_WORDS
+    word = word.strip().strip(".,;:!?")
+    return word in VALUE_WORDS or word.lower() in VALUE_WORDS or word.lower() in _NUMBER_WORDS
