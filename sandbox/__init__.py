@@ -6,6 +6,6 @@ the image is present, else local with a one-time warning).
 """
 
 from rewardsmith.sandbox.backend import Backend, get_backend, run, run_batch
-from rewardsmith.sandbox.limits import ExecResult, ExecStatus, Job, Limits
+from rewardsmith.sandbox.limits import ExecResult, ExecStatus, Job, Limits, Peer
 
-__all__ = ["Backend", "ExecResult", "ExecStatus", "Job", "Limits", "get_backend", "run", "run_batch"]
+__all__ = ["Backend", "ExecResult", "ExecStatus", "Job", "Limits", "Peer", "get_backend", "run", "run_batch"]

@@ -53,15 +53,35 @@ class ExecResult:
 
 
 @dataclass
+class Peer:
+    """The trusted side of a paired job: the judge that decides pass or fail.
+
+    It runs as a different user from the candidate, in its own private directory (its
+    ``files`` are never readable by the candidate), started after the candidate. The two
+    processes share exactly one channel: an AF_UNIX stream socket on file descriptor 3 in
+    each. The judge's stdout, stderr and exit code are the job's; the candidate's are in
+    ``ExecResult.details["candidate"]``. The job ends when the judge exits (the candidate's
+    processes are then killed) or at the job's wall-clock limit.
+    """
+
+    command: list[str]
+    files: dict[str, str | bytes] = field(default_factory=dict)
+    stdin: str | bytes = b""
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
 class Job:
     """One program run: ``files`` (relative path → text or bytes) written into a fresh work
-    directory, then ``command`` run there with ``stdin``."""
+    directory, then ``command`` run there with ``stdin``. With a ``judge``, ``command`` is the
+    candidate's side of a paired job (see :class:`Peer`)."""
 
     command: list[str]
     files: dict[str, str | bytes] = field(default_factory=dict)
     stdin: str | bytes = b""
     limits: Limits = field(default_factory=Limits)
     env: dict[str, str] = field(default_factory=dict)
+    judge: Peer | None = None
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-able form the runner reads (bytes travel base64-encoded)."""
@@ -72,10 +92,18 @@ class Job:
                 return {"b64": base64.b64encode(value).decode("ascii")}
             return {"text": value}
 
-        return {
+        wire: dict[str, Any] = {
             "command": list(self.command),
             "files": {path: enc(content) for path, content in self.files.items()},
             "stdin": enc(self.stdin),
             "limits": self.limits.as_dict(),
             "env": dict(self.env),
         }
+        if self.judge is not None:
+            wire["judge"] = {
+                "command": list(self.judge.command),
+                "files": {path: enc(content) for path, content in self.judge.files.items()},
+                "stdin": enc(self.judge.stdin),
+                "env": dict(self.judge.env),
+            }
+        return wire
