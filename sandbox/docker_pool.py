@@ -36,6 +36,7 @@ RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text()
 # across the whole machine, so with one shared uid a fork bomb in one container would make
 # fork() fail in the jobs of every other container. (10001 is the image's named user.)
 UID_RANGE = range(20000, 60000)
+CAPABILITIES = ("SETUID", "SETGID")  # the runner's, and only the runner's (see _Container)
 LABEL = "rewardsmith.sandbox"
 _GRACE_S = 5.0  # beyond a job's wall limit, how long we wait for the runner itself
 _MUX = struct.Struct(">BxxxL")  # docker's stdout/stderr multiplexing header
@@ -51,15 +52,28 @@ class _Container:
     def __init__(self, client: Any, image: str, memory_mb: int, pids: int, cpus: float) -> None:
         api = client.api
         self.uid = uid = secrets.choice(UID_RANGE)
+        judge = uid
+        while judge == uid:  # the judge's own uid: the candidate cannot signal, trace or read it
+            judge = secrets.choice(UID_RANGE)
+        self.judge_uid = judge
         host_config = api.create_host_config(
             network_mode="none",
             read_only=True,
             tmpfs={
                 "/work": f"rw,exec,nosuid,nodev,size=256m,uid={uid},gid={uid},mode=0700",
                 "/tmp": f"rw,exec,nosuid,nodev,size=64m,uid={uid},gid={uid},mode=0700",
+                "/judge": f"rw,exec,nosuid,nodev,size=64m,uid={judge},gid={judge},mode=0700",
             },
+            # The runner is root with only what dropping to a job's uid takes: SETUID and SETGID
+            # (setuid/setgid/setgroups([]) in each job process; seteuid/setresuid in the runner,
+            # which reaches a job's files, processes and IPC objects as their owner instead of
+            # holding DAC_OVERRIDE, FOWNER, CHOWN or KILL). Jobs drop both: they hold none.
             cap_drop=["ALL"],
+            cap_add=list(CAPABILITIES),
             security_opt=["no-new-privileges"],
+            # A SysV shared memory segment dies with its last user, not with the namespace:
+            # the runner removes message queues and semaphore sets itself after each job.
+            sysctls={"kernel.shm_rmid_forced": "1"},
             pids_limit=pids,
             mem_limit=f"{memory_mb}m",
             memswap_limit=f"{memory_mb}m",
@@ -69,8 +83,10 @@ class _Container:
         )
         created = api.create_container(
             image,
-            command=["python3", "-I", "-c", RUNNER_SOURCE, "/work", "--kill-all", "--fork-python", "--scratch", "/tmp"],
-            user=f"{uid}:{uid}",
+            command=["python3", "-I", "-c", RUNNER_SOURCE, "/work", "--kill-all", "--fork-python", "--scratch", "/tmp",
+                     "--run-as", str(uid), "--judge-as", str(judge), "--judge-dir", "/judge",
+                     "--max-procs", str(pids)],
+            user="0:0",
             working_dir="/work",
             stdin_open=True,
             tty=False,

@@ -203,19 +203,24 @@ def test_docker_container_is_locked_down():
         code = (
             "import os\n"
             "print(os.getuid(), os.getgid())\n"
-            "print(open('/proc/self/status').read().split('CapEff:')[1].split()[0])\n"
-            "print(open('/proc/self/status').read().split('NoNewPrivs:')[1].split()[0])\n"
-            "print(os.getcwd())\n"
+            "status = open('/proc/self/status').read()\n"
+            "print(status.split('CapEff:')[1].split()[0], status.split('CapPrm:')[1].split()[0])\n"
+            "print(status.split('NoNewPrivs:')[1].split()[0])\n"
+            "print(os.getcwd(), os.getgroups())\n"
         )
-        result = backend.run(py(code))
-        uid_gid, cap_eff, no_new_privs, cwd = result.stdout.split("\n")[:4]
-        uid, gid = map(int, uid_gid.split())
-        assert uid == gid and uid >= 1000 and cap_eff == "0000000000000000" and no_new_privs == "1" and cwd == "/work"
+        for job in (py(code), Job(command=["env", "python3", "-c", code])):  # forked, then exec'd
+            result = backend.run(job)
+            uid_gid, caps, no_new_privs, cwd = result.stdout.split("\n")[:4]
+            uid, gid = map(int, uid_gid.split())
+            assert uid == gid and uid >= 1000 and caps == "0000000000000000 0000000000000000", result
+            assert no_new_privs == "1" and cwd == "/work []", result  # no supplementary group
         inspect = backend.client.api.inspect_container(backend.container_ids()[0])
-        assert inspect["Config"]["User"] == f"{uid}:{uid}"
+        assert inspect["Config"]["User"] == "0:0"  # the runner: root with SETUID and SETGID only
         host = inspect["HostConfig"]
         assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True and host["CapDrop"] == ["ALL"]
-        assert host["PidsLimit"] > 0 and host["Memory"] > 0 and set(host["Tmpfs"]) == {"/work", "/tmp"}
+        assert sorted(host["CapAdd"]) == ["SETGID", "SETUID"]
+        assert host["PidsLimit"] > 0 and host["Memory"] > 0 and set(host["Tmpfs"]) == {"/work", "/tmp", "/judge"}
+        assert host["Sysctls"] == {"kernel.shm_rmid_forced": "1"}
     finally:
         backend.close()
 
