@@ -1,17 +1,30 @@
 """The local backend: resident runner subprocesses on this machine.
 
-Weaker isolation than Docker, and documented as such: jobs run as ``nobody`` when we
-are root (so they cannot write the host's files or fork-bomb past their process
-limit), with rlimits, in their own session, in a scratch directory, with a scrubbed
-environment; every process a job starts is killed when it ends. When ``bwrap``
-(bubblewrap) is installed and works, each command also runs in fresh namespaces:
-no network, a read-only view of the host, private /tmp. Without bwrap a job can
-still open network connections and read world-readable host files.
+Weaker isolation than Docker, and documented as such. What is guaranteed:
+
+* When we are root, jobs run as ``nobody`` (65534) and a paired job's judge as another
+  unused uid (65533), so a job cannot write the host's files, fork-bomb past its process
+  limit, or signal, trace or read the runner or the judge (the runner is root and
+  non-dumpable; the judge's directory is 0700). When we are not root, every job and
+  judge runs as our own uid: the runner still ignores terminal signals and is
+  non-dumpable, but a job could SIGKILL it and, without bwrap, read the judge's
+  directory; a paired job then says ``details["judge_isolation"] == "same-uid"``.
+* Every job has rlimits, its own session, a scratch directory, a scrubbed environment;
+  every process a job starts is killed when it ends; SysV IPC objects its uids created
+  during the job are removed (and the runner is replaced).
+* When ``bwrap`` (bubblewrap) is installed and works, each command also runs in fresh
+  namespaces (no network, own PIDs, own SysV IPC, private /tmp) and sees only what it
+  needs of the host: /usr and the /bin, /sbin, /lib* links or directories, the few /etc
+  entries the dynamic loader and Python read, the interpreter's prefix, and its own
+  directories. The candidate and the judge of a paired job run in separate bwrap
+  invocations: the candidate cannot see the judge's processes or directory at all.
+  Without bwrap a job can open network connections and read world-readable host files.
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import queue
 import shutil
@@ -25,26 +38,52 @@ from pathlib import Path
 
 from rewardsmith.sandbox.backend import ConcurrentBatches
 from rewardsmith.sandbox.limits import ExecResult, Job, Limits
-from rewardsmith.sandbox.runner import read_frame, write_frame
+from rewardsmith.sandbox.runner import SAFE_PATH, read_frame, write_frame
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py")
 NOBODY = 65534
+JUDGE_UID = 65533  # unused on Debian/Ubuntu (nobody is 65534); the judge's uid when we are root
 _GRACE_S = 5.0  # beyond a job's wall limit, how long we wait for the runner itself
 # Runners are started from one long-lived thread: their PR_SET_PDEATHSIG fires when the
 # *thread* that forked them exits, and run_batch's worker threads come and go.
 _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rewardsmith-local-spawner")
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# What the dynamic loader, Python (Debian's sitecustomize lives in /etc/python3.X) and the
+# compilers' alternatives read of /etc; nothing else of it (no hostname, passwd, secrets).
+ETC_ENTRIES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime")
 
 
-def bwrap_prefix(workdir: str, scratch: str) -> list[str] | None:
-    """The bubblewrap command line that isolates a job, or None when bwrap is not installed.
-    (Whether it can create namespaces here is probed by each runner, as the job's user.)"""
+def system_binds() -> list[str]:
+    """bwrap arguments that show a job the host's system directories, read-only, and nothing
+    else of the host."""
+    args: list[str] = []
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):  # merged /usr: /bin -> usr/bin
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for path in [*ETC_ENTRIES, *sorted(glob.glob("/etc/python3*"))]:
+        if os.path.lexists(path):
+            args += ["--ro-bind", path, path]
+    python = shutil.which("python3", path=SAFE_PATH)
+    if python is not None:  # an interpreter outside /usr (e.g. /opt/python): its prefix too
+        prefix = os.path.dirname(os.path.dirname(os.path.realpath(python)))
+        if not any(prefix == d or prefix.startswith(d + os.sep) for d in SYSTEM_DIRS):
+            args += ["--ro-bind", prefix, prefix]
+    return args
+
+
+def bwrap_prefix(workdir: str, scratch: str | None = None) -> list[str] | None:
+    """The bubblewrap command line that isolates a job working in ``workdir`` (and ``scratch``,
+    its TMPDIR), or None when bwrap is not installed. (Whether it can create namespaces here
+    is probed by each runner, as the job's user.)"""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return None
-    # /tmp first: the work and scratch directories live under it and are bound on top.
-    return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--bind", workdir, workdir, "--bind", scratch, scratch, "--unshare-all", "--die-with-parent",
-            "--new-session", "--chdir", workdir, "--"]
+    # /tmp first: the job's directories live under it and are bound on top.
+    own = ["--bind", workdir, workdir] + (["--bind", scratch, scratch] if scratch else [])
+    return [bwrap, *system_binds(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *own,
+            "--remount-ro", "/", "--unshare-all", "--die-with-parent", "--new-session", "--chdir", workdir, "--"]
 
 
 class _LocalRunner:
@@ -54,17 +93,22 @@ class _LocalRunner:
         self.root = tempfile.mkdtemp(prefix="rewardsmith-local-")
         self.workdir = os.path.join(self.root, "work")
         self.scratch = os.path.join(self.root, "tmp")
-        os.makedirs(self.workdir)
-        os.makedirs(self.scratch)
-        self.run_as = NOBODY if os.getuid() == 0 else None
-        if self.run_as is not None:
+        self.judge_dir = os.path.join(self.root, "judge")  # a sibling: never inside the candidate's
+        for path in (self.workdir, self.scratch, self.judge_dir):
+            os.makedirs(path, mode=0o700)
+        root = os.getuid() == 0
+        self.run_as = NOBODY if root else None
+        self.judge_as = JUDGE_UID if root else None
+        if root:
             os.chmod(self.root, 0o755)
-            for path in (self.workdir, self.scratch):
-                os.chown(path, NOBODY, NOBODY)
-        self.prefix = None
-        args = [sys.executable, "-I", str(RUNNER_SOURCE), self.workdir, "--scratch", self.scratch]
-        if self.run_as is not None:
-            args += ["--run-as", str(self.run_as)]
+            for path, uid in ((self.workdir, NOBODY), (self.scratch, NOBODY), (self.judge_dir, JUDGE_UID)):
+                os.chown(path, uid, uid)
+        self.prefix: list[str] | None = None
+        self.judge_prefix: list[str] | None = None
+        args = [sys.executable, "-I", str(RUNNER_SOURCE), self.workdir, "--scratch", self.scratch,
+                "--judge-dir", self.judge_dir]
+        if root:
+            args += ["--run-as", str(NOBODY), "--judge-as", str(JUDGE_UID)]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"})
         hello = read_frame(self.proc.stdout)
         if not hello or not hello.get("ready"):
@@ -73,7 +117,9 @@ class _LocalRunner:
         prefix = bwrap_prefix(self.workdir, self.scratch) if use_bwrap else None
         if prefix is not None:
             probe = Job(command=[*prefix, "/bin/true"], limits=Limits(wall_s=10))
-            self.prefix = prefix if self.run(probe).exit_code == 0 else None
+            if self.run(probe).exit_code == 0:
+                self.prefix = prefix
+                self.judge_prefix = bwrap_prefix(self.judge_dir)
 
     @property
     def isolation(self) -> str:
@@ -83,6 +129,8 @@ class _LocalRunner:
         wire = job.to_wire()
         if self.prefix is not None and job.command[:1] != self.prefix[:1]:
             wire["command"] = [*self.prefix, *wire["command"]]
+            if "judge" in wire and self.judge_prefix is not None:  # its own namespaces: apart from the candidate
+                wire["judge"]["command"] = [*self.judge_prefix, *wire["judge"]["command"]]
         answer: queue.Queue[dict | None] = queue.Queue()
 
         def exchange() -> None:
@@ -151,6 +199,7 @@ class LocalBackend(ConcurrentBatches):
                 runner.close()
                 result = ExecResult("error", error=f"local sandbox failed: {type(exc).__name__}: {exc}")
             result.details.setdefault("backend", "local")
+            result.details.setdefault("isolation", runner.isolation)
             result.details["roundtrip_s"] = time.monotonic() - start
             self._checkin(runner, result)
             return result

@@ -372,6 +372,9 @@ def _drop(limits: dict, uid: int | None, nproc: int, oom: int) -> None:
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
+        # Its own uid now: dumpable again, like any process that exec'd, so it can read its own
+        # /proc/self/{mem,environ}; only processes of the same uid (its own) may trace it.
+        _prctl(PR_SET_DUMPABLE, 1)
     if uid is not None or os.getuid() != 0:
         # Counted per user: only meaningful for a user that runs nothing else.
         with contextlib.suppress(ValueError, OSError):
