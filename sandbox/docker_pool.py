@@ -2,14 +2,27 @@
 
 A job costs one round trip over the container's attached stdin/stdout (no container
 start, no ``docker exec``): the runner (sandbox/runner.py, handed to ``python3 -c``
-so the image stays generic) is the container's PID 1 and starts a fresh child per
-job. Every container: no network, read-only root, tmpfs /work and /tmp emptied
-between jobs, a non-root uid of its own, all capabilities dropped, no-new-privileges, pids,
-memory and CPU limits. A container that misbehaves (its runner stops answering, a
-process survives a job, files are left behind, it dies) is replaced. ``strict``
-mode uses one fresh container per job. Containers are removed on close, and are
-started with auto-remove so a killed parent leaves none behind (the runner exits on
-stdin EOF).
+so the image stays generic) is the container's PID 1 and starts fresh children per
+job. A container that misbehaves (its runner stops answering, a process or a SysV IPC
+object survives a job, files are left behind, it dies) is replaced. ``strict`` mode
+uses one fresh container per job. Containers are removed on close, and are started
+with auto-remove so a killed parent leaves none behind (the runner exits on stdin EOF).
+
+What every container guarantees:
+
+* no network, read-only root, tmpfs /work and /tmp (the candidate's, mode 0700) and
+  /judge (the judge's, mode 0700), emptied after every job; pids, memory and CPU limits;
+  no-new-privileges; a private IPC namespace with ``kernel.shm_rmid_forced=1``, and the
+  runner removes any message queue or semaphore set a job left (the container is then
+  replaced).
+* uids: the runner is root with every capability dropped except SETUID and SETGID;
+  jobs run as the container's candidate uid, drawn at random from ``UID_RANGE`` (so
+  RLIMIT_NPROC, counted per uid across the machine, is the container's own); a paired
+  job's judge runs as a second random uid. Jobs hold no capability, so a candidate
+  cannot signal, trace or read /proc/<pid>/{mem,environ,fd} of the runner, its
+  template, or the judge; PID 1 also ignores every signal it has no handler for.
+* Python jobs are forked from a template forked before the container's first job, so
+  no job's memory holds an earlier job's files, stdin or judge data.
 """
 
 from __future__ import annotations

@@ -119,7 +119,7 @@ def test_judge_and_candidate_talk_over_fd_3_and_hold_no_other_fd(backend):
 
 def test_judge_runs_as_another_user_in_its_own_directory(backend):
     code = "import os\nprint(os.getuid(), os.getcwd(), os.environ['HOME'], os.environ['TMPDIR'], os.environ['X'])\n"
-    job = pair(code, code + "import sys; print(sys.stdin.read())", judge_stdin="for the judge")
+    job = pair(code, code + "import sys; print(sys.stdin.read())\n" + WAIT_FOR_CANDIDATE, judge_stdin="for the judge")
     job.judge.env["X"] = "judge-env"
     job.env["X"] = "candidate-env"
     result = backend.run(job)
@@ -149,7 +149,7 @@ def test_judge_files_and_stdin_are_out_of_the_candidates_reach(backend):
         "s = socket.socket(fileno=3)\n"
         "s.sendall(os.getcwd().encode())\n"
         "print(s.recv(4).decode(), data == open('tests.py').read())\n"
-    )
+    ) + WAIT_FOR_CANDIDATE
     result = backend.run(pair(candidate, judge, {"tests.py": secret}, judge_stdin=secret))
     assert result.stdout == "done True\n", result
     seen = result.details["candidate"]["stdout"]
@@ -211,6 +211,7 @@ JUDGE_WAITS = (
     "s = socket.socket(fileno=3)\n"
     "s.sendall(f'{os.getpid()} {os.getuid()}'.encode())\n"
     "print('judge alive after', s.recv(4).decode())\n"
+    "s.recv(1)\n"  # until the candidate has exited (its output flushed)
 )
 
 
