@@ -24,8 +24,8 @@ from rewardsmith.verifiers.code_tests import TestsError as BadTests  # a Test* n
 from rewardsmith.verifiers.code_tests import (
     assemble_code,
     check_output,
-    decode_value,
     extract_code,
+    from_dataset,
     normalize_tests,
     values_equal,
 )
@@ -122,16 +122,22 @@ def test_normalize_rejects_missing_or_malformed_tests(tests):
         normalize_tests(tests)  # no entry_point anywhere here
 
 
-def test_values_equal_is_strict_about_types_and_tolerant_about_floats():
+def test_values_equal_is_strict_about_types_and_tolerant_only_for_float_expectations():
     assert values_equal(0.1 + 0.2, 0.3)
     assert not values_equal(0.31, 0.3)
-    assert values_equal(2.0, 2) and values_equal((1, [2, 3]), [1, [2, 3]])
+    assert values_equal(2.0, 2) and values_equal((1, [2, 3]), [1, [2, 3]])  # exactly the number; JSON has no tuples
     assert not values_equal(True, 1) and not values_equal(1, True)
-    assert values_equal(decode_value({"$set": [1, 2]}), [2, 1])
-    assert values_equal(decode_value({"$dict": [[1, "a"]]}), {"1": "a"})
-    assert not values_equal(decode_value({"$repr": "<X>", "$type": "X"}), "<X>")
-    assert values_equal(decode_value({"$float": "nan"}), float("nan"))
+    fib60 = 1548008755920
+    assert not values_equal(float(fib60 + 1_400_000), fib60)  # an int is exact: no relative tolerance
+    assert not values_equal(fib60 + 1, fib60) and values_equal(fib60, fib60)
+    assert not values_equal({1, 2}, [2, 1]) and not values_equal({1, 2}, [1, 2, 2])  # a set equals only a set
+    assert values_equal({1, 2}, from_dataset({"$set": [2, 1]}))
+    assert values_equal({1: "a"}, {"1": "a"})  # JSON object keys are strings
+    assert values_equal(float("nan"), from_dataset({"$float": "nan"}))
     assert not values_equal({"a": 1}, {"a": 1, "b": 2})
+    assert values_equal(10**5000, from_dataset({"$int": hex(10**5000)}))  # tagged big ints are decoded
+    assert not values_equal(10**5000 + 1, from_dataset({"$int": hex(10**5000)}))
+    assert not values_equal("passed", True) and not values_equal({"$int": "0x78"}, 120)
 
 
 @pytest.mark.parametrize(("checker", "expected", "actual", "ok"), [
@@ -523,10 +529,16 @@ def test_tamper_script_form(make):
         assert not verdict.correct and verdict.score == 0.0 and not passed, (name, verdict.feedback, passed)
 
 
-def test_tamper_is_named_in_feedback(make):
-    verdict = make().verify(sample(TAMPER["patch builtins.len"], tests=["assert len([add(1, 1)]) == 1",
-                                                                        "assert add(1, 2) == 3"]))
-    assert verdict.details["tampering"] and "tampering: len was replaced" in verdict.feedback
+def test_the_solution_patching_its_own_process_does_not_reach_the_tests(make):
+    tests = ["assert len([add(1, 1)]) == 1", "assert add(1, 2) == 3", "assert math.isclose(add(1, 1), 2)"]
+    honest = "import math, string\nstring.digits = ''\nmath.isclose = lambda *a, **k: False\n" + ADD
+    cheat = "import math\nmath.isclose = lambda *a, **k: True\ndef add(a, b):\n    return 0\n"
+    honest_v, cheat_v = make().verify_batch([sample(honest, tests=tests, test_imports=["import math"]),
+                                             sample(cheat, tests=tests, test_imports=["import math"])])
+    assert honest_v.correct, honest_v.feedback  # the tests use the judge's len and math, not the solution's
+    assert not cheat_v.correct and cheat_v.score == 0.0
+    assert statuses(cheat_v) == ["passed", "wrong_answer", "wrong_answer"]
+    assert "0 == 3 is false" in cheat_v.feedback, cheat_v.feedback
 
 
 def test_tamper_humaneval_helper_redefinition(make):
@@ -583,3 +595,77 @@ def test_tamper_pytest_form(make, sandbox_pytest):
     assert legit.correct, legit.feedback
     for name, verdict in zip(names, verdicts, strict=True):
         assert not verdict.correct and verdict.score == 0.0, (name, verdict.feedback)
+
+
+# -- the judge's treatment of values that are not plain data, in-place changes, exceptions ----------
+
+OBJECTS_TESTS = [
+    "a = [3, 1, 2]; sort_in_place(a); assert a == [1, 2, 3]",  # copied back into the test's list
+    "b = [2, 1]; assert sort_in_place(b) is b",  # the same object comes back
+    "assert list(squares(3)) == [0, 1, 4]",  # a generator stays in the solution's process: iterated remotely
+    "root = Node(1); root.left = Node(2); root.left.left = Node(3); assert depth(root) == 3",
+    "assert Node(5).value == 5 and str(Node(7)) == 'Node(7)'",
+    "d = {}; fill(d); assert d == {'k': 1}",
+]
+OBJECTS_SOLUTION = """
+class Node:
+    def __init__(self, value):
+        self.value, self.left, self.right = value, None, None
+    def __str__(self):
+        return f"Node({self.value})"
+
+def depth(node):
+    return 0 if node is None else 1 + max(depth(node.left), depth(node.right))
+
+def sort_in_place(items):
+    items.sort()
+    return items
+
+def squares(n):
+    for i in range(n):
+        yield i * i
+
+def fill(d):
+    d["k"] = 1
+"""
+
+
+def test_objects_generators_and_in_place_changes_work_across_the_boundary(make):
+    verdict = make().verify(sample(OBJECTS_SOLUTION, tests=OBJECTS_TESTS))
+    assert verdict.correct, verdict.feedback
+    wrong = OBJECTS_SOLUTION.replace("items.sort()", "items = sorted(items)").replace('d["k"] = 1', 'd["k"] = 2')
+    verdict = make(score="fraction").verify(sample(wrong, tests=OBJECTS_TESTS))
+    assert statuses(verdict) == ["wrong_answer", "wrong_answer", "passed", "passed", "passed", "wrong_answer"]
+
+
+def test_comparing_a_value_that_is_not_plain_data_is_unsupported(make):
+    always_equal = "class T:\n    def __eq__(self, other):\n        return True\n    __hash__ = object.__hash__\n" \
+                   "def f(x):\n    return T()\n"
+    tests = ["assert f(1) == 2", "assert f(1) != 3", "assert 2 in [f(1)]", "assert sorted([f(1), f(2)])"]
+    verdict = make(score="fraction").verify(sample(always_equal, tests=tests))
+    assert statuses(verdict) == ["unsupported_value"] * 4 and verdict.score == 0.0
+
+
+def test_builtin_exceptions_are_raised_as_the_judges_own(make, sandbox_pytest):
+    pytest_file = ("import pytest\nfrom solution import *\n\ndef test_raises():\n"
+                   "    with pytest.raises(ValueError):\n        root(-1)\n\n"
+                   "def test_value():\n    assert root(4) == 2\n")
+    honest = "def root(x):\n    if x < 0:\n        raise ValueError('negative')\n    return int(x ** 0.5)\n"
+    custom = "class ValueError(Exception):\n    pass\n\n" + honest  # not the builtin: does not satisfy the test
+    good, bad = make().verify_batch([sample(honest, tests={"pytest": pytest_file}),
+                                     sample(custom, tests={"pytest": pytest_file})])
+    assert good.correct, good.feedback
+    assert not bad.correct and statuses(bad)[0] == "runtime_error", bad.feedback
+
+
+def test_star_import_exports_nothing_pytest_gives_meaning_to(make, sandbox_pytest):
+    pytest_file = "from solution import *\n\ndef test_one():\n    assert add(1, 2) == 3\n\ndef test_two():\n" \
+                  "    assert add(2, 2) == 5\n"
+    cheats = [ADD + "import pytest\npytestmark = pytest.mark.skip\n",
+              ADD + "def test_two():\n    pass\n",
+              ADD + "def setup_module(module):\n    module.test_two = lambda: None\n",
+              ADD + "pytest_plugins = ['no_such_plugin']\n"]
+    verdicts = make(score="fraction").verify_batch([sample(c, tests={"pytest": pytest_file}) for c in cheats])
+    for code, verdict in zip(cheats, verdicts, strict=True):
+        assert statuses(verdict) == ["passed", "wrong_answer"], (code, verdict.feedback)
+        assert verdict.score == 0.5

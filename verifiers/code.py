@@ -6,19 +6,21 @@ pytest file, when there is no ``tests``), and the prompt (prepended for HumanEva
 completions that continue the prompt's function body).
 
 Test forms (see :func:`~rewardsmith.verifiers.code_tests.normalize_tests`): assert scripts
-(HumanEval ``check(candidate)``, MBPP ``test_list``), function-call cases compared on the
-host, stdin/stdout cases (one fresh process per case, compared on the host with a named
-checker or a custom checker program), and pytest files. Assert scripts and function-call
-cases run as ONE sandbox job per sample (every test inside one harness run, each with its
-own time limit); stdin/stdout cases run one job per case. The batch path sends every job
-of every sample to the backend's ``run_batch`` at once; only compiled languages and custom
-checkers need a second (and third) round.
+(HumanEval ``check(candidate)``, MBPP ``test_list``), function-call cases, stdin/stdout
+cases (one fresh process per case, compared on the host with a named checker or a custom
+checker program), and pytest files. Assert scripts, function calls and pytest files run as
+ONE judged sandbox job per sample: the tests run in a judge process of another user and
+call the solution, loaded in the candidate's process, over a socket in plain data (see
+:mod:`~rewardsmith.verifiers.code_harness`); function-call results are compared here, on
+the host, strictly (:func:`~rewardsmith.verifiers.code_tests.values_equal`). The batch path
+sends every job of every sample to the backend's ``run_batch`` at once; only compiled
+languages and custom checkers need a second (and third) round.
 
 Statuses per test: ``passed``, ``wrong_answer``, ``runtime_error``, ``timeout``,
-``memory_limit``, ``output_limit``, ``compile_error``, ``sandbox_error``. A sandbox error in
-any test makes the verdict ``status="error"``: an infrastructure failure is never scored 0.
-How the harness keeps a candidate from faking a pass is described in
-:mod:`rewardsmith.verifiers.code_harness`.
+``memory_limit``, ``output_limit``, ``compile_error``, ``unsupported_value`` (the tests
+compared a value that is not plain data), ``sandbox_error``. Anything the candidate can
+cause is one of the first eight; a sandbox error in any test makes the verdict
+``status="error"``: an infrastructure failure is never scored 0.
 """
 
 from __future__ import annotations
@@ -26,38 +28,36 @@ from __future__ import annotations
 import base64
 import copy
 import json
-import marshal
 import re
 import secrets
 import time
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-from rewardsmith.sandbox.limits import ExecResult, Job, Limits
-from rewardsmith.verifiers.code_harness import imports_of, prepare_pytest, prepare_script
+from rewardsmith.sandbox.limits import ExecResult, Job, Limits, Peer
+from rewardsmith.verifiers.code_harness import CANDIDATE_SOURCE, JUDGE_SOURCE, prepare_pytest, prepare_script
 from rewardsmith.verifiers.code_tests import (
     CHECKERS,
     TestsError,
     TestSuite,
     assemble_code,
     check_output,
-    decode_value,
     extract_code,
+    from_dataset,
     normalize_tests,
     short,
     values_equal,
 )
+from rewardsmith.verifiers.code_wire import WireError, decode, encode
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
 from rewardsmith.verifiers.registry import register
 
-HARNESS_SOURCE = Path(__file__).with_name("code_harness.py").read_text(encoding="utf-8")
 SCORES = ("all", "fraction", "first_k")
 LANGUAGES = ("python", "cpp")
 TEST_STATUSES = ("passed", "wrong_answer", "runtime_error", "timeout", "memory_limit", "output_limit",
-                 "compile_error", "sandbox_error")
+                 "compile_error", "unsupported_value", "sandbox_error")
 _EXCERPT = 400
 _EXEC_TO_TEST = {"timeout": "timeout", "memory": "memory_limit", "output_limit": "output_limit",
                  "error": "sandbox_error"}
@@ -270,32 +270,28 @@ class CodeVerifier(Verifier):
 
     def _check_harness(self, code: str, suite: TestSuite, prelude: str) -> Check:
         nonce = secrets.token_hex(16)
-        payload: dict[str, Any] = {"nonce": nonce, "form": suite.form, "code": code, "timeout_s": self.timeout_s,
+        payload: dict[str, Any] = {"nonce": nonce, "form": suite.form, "timeout_s": self.timeout_s,
                                    "output_bytes": self.output_bytes, "entry_point": suite.entry_point,
                                    "setup": suite.setup, "prelude": prelude}
-        files: dict[str, str | bytes] = {}
-        env: dict[str, str] = {}
         if suite.form == "script":
             payload.update(_prepared_script(suite.code, suite.entry_point))
-            payload["imports"] = imports_of(suite.setup, suite.code, prelude)
             count = len(payload["names"])
         elif suite.form == "call":
-            payload["cases"] = [[case["args"], case["kwargs"]] for case in suite.cases]
+            payload["cases"] = [[encode(from_dataset(case["args"])), encode(from_dataset(case["kwargs"]))]
+                                for case in suite.cases]
             payload["names"] = [call_name(suite.entry_point or "f", case) for case in suite.cases]
-            payload["imports"] = imports_of(suite.setup)
             count = len(suite.cases)
         else:
             payload.update(_prepared_pytest(suite.code))
             payload["tests"] = suite.code
-            payload["imports"] = imports_of(suite.code)
-            files["solution.py"] = code
-            env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-            count = max(1, suite.code.count("def test"))
-        # Every test has its own limit inside the harness; the job's wall clock is their sum
-        # (plus defining the solution and starting up), capped.
+            count = max(1, len(payload["static"]))
+        # Every test has its own limit inside the judge; the job's wall clock is their sum
+        # (plus loading the solution and starting up), capped.
         wall = min(self.timeout_s * (count + 2) + 2.0, self.max_job_s)
-        job = Job(command=[self.python, "-I", "-c", HARNESS_SOURCE], files=files, stdin=marshal.dumps(payload, 4),
-                  env=env, limits=self._limits(wall, output_bytes=self.output_bytes + 4096 * (count + 4)))
+        judge = Peer(command=[self.python, "-I", "-c", JUDGE_SOURCE], stdin=json.dumps(payload),
+                     env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+        job = Job(command=[self.python, "-I", "-c", CANDIDATE_SOURCE], files={"solution.py": code}, judge=judge,
+                  limits=self._limits(wall, output_bytes=self.output_bytes + 4096 * (count + 4)))
         (result,) = yield [job]
         records = parse_records(result.stdout, nonce)
         tests = harness_tests(records, result, suite, self.rel_tol, self.abs_tol)
@@ -509,11 +505,18 @@ def _missing_reason(result: ExecResult) -> str:
 
 def _judge_call(test: dict[str, Any], data: Mapping[str, Any], case: Mapping[str, Any], rel_tol: float,
                 abs_tol: float) -> None:
-    """Compare a returned value with the expected one, here on the host (the candidate never saw it)."""
+    """Compare a returned value with the expected one, here on the host (the candidate never saw
+    it). Only a ``returned`` record with a value can pass: a bare ``passed`` is not an answer."""
+    if test["status"] == "passed":
+        test["status"], test["reason"] = "wrong_answer", "no value was returned"
     if test["status"] != "returned":
         return
-    actual = decode_value(data.get("value"))
-    expected = case["expected"]
+    try:
+        actual = decode(data.get("value"))
+    except WireError as exc:
+        test["status"], test["reason"] = exc.status, str(exc)
+        return
+    expected = from_dataset(case["expected"])
     test["got"], test["expected"] = short(actual), short(expected)
     if values_equal(actual, expected, rel_tol, abs_tol):
         test["status"], test["reason"] = "passed", ""

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
+from rewardsmith.verifiers.code_wire import decode
+
 Form = Literal["script", "call", "stdio", "pytest"]
 CHECKERS = ("exact", "whitespace", "float", "tokens_ci")
 
@@ -247,97 +249,69 @@ def _call_case(item: Mapping[str, Any]) -> dict[str, Any]:
 # -- comparing results on the host -----------------------------------------------
 
 
-def decode_value(value: Any) -> Any:
-    """Undo the harness's tagging of values JSON cannot hold (tuples, sets, non-str keys, nan)."""
-    if isinstance(value, list):
-        return [decode_value(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if len(value) == 1:
-        (tag, inner), = value.items()
-        if tag == "$tuple":
-            return tuple(decode_value(v) for v in inner)
-        if tag == "$set":
-            return _to_set([decode_value(v) for v in inner])
-        if tag == "$dict":
-            return {_freeze(decode_value(k)): decode_value(v) for k, v in inner}
-        if tag == "$float":
-            return float(inner)
-        if tag == "$complex":
-            return complex(inner[0], inner[1])
-        if tag == "$bytes":
-            return bytes.fromhex(inner)
-        if tag == "$str":  # a real dict whose only key looked like a tag
-            return {k: decode_value(v) for k, v in inner.items()}
-    if "$repr" in value:
-        return Opaque(value["$repr"], value.get("$type", "?"))
-    return {k: decode_value(v) for k, v in value.items()}
+_TAGS = ("$int", "$float", "$tuple", "$set", "$frozenset", "$dict", "$complex", "$bytes", "$bytearray", "$range",
+         "$decimal", "$fraction", "$date", "$datetime", "$time", "$timedelta", "$deque", "$counter")
 
 
-@dataclass(frozen=True)
-class Opaque:
-    """A value the harness could not serialise (shown by repr); it equals nothing."""
-
-    text: str
-    type_name: str
-
-    def __repr__(self) -> str:
-        return f"<{self.type_name}: {self.text}>"
+def from_dataset(value: Any) -> Any:
+    """A dataset's JSON value (args, expected) as Python values; values JSON cannot hold may be
+    tagged the way the judge tags them (``{"$int": "0x…"}``, ``{"$tuple": [...]}``, ``{"$set": [...]}``)."""
+    return decode(_to_wire(value))
 
 
-def _to_set(items: list[Any]) -> set[Any] | list[Any]:
-    try:
-        return set(map(_freeze, items))
-    except TypeError:  # unhashable elements cannot have come from a real set; keep them listed
-        return items
-
-
-def _freeze(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
+def _to_wire(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return [_to_wire(v) for v in value]
+    if isinstance(value, dict):
+        if len(value) == 1 and next(iter(value)) in _TAGS:
+            ((tag, inner),) = value.items()
+            return {tag: _to_wire(inner)}
+        return {"$dict": [[_to_wire(k), _to_wire(v)] for k, v in value.items()]}
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1 << 53:
+        return {"$int": hex(value)}
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"$float": repr(value)}
     return value
 
 
 def values_equal(actual: Any, expected: Any, rel_tol: float = 1e-6, abs_tol: float = 1e-9) -> bool:
-    """Deep equality for a returned value against a JSON-born expected one.
-
-    Floats within tolerance; tuples equal lists (JSON has no tuples); a set equals a list
-    of the same elements; bool is never an int (``True`` is not ``1``); an :class:`Opaque`
-    value equals nothing.
+    """Deep equality for a returned value against a dataset's expected one, strict where a
+    lenient answer could be gamed: an int is only equal to the same number (no tolerance;
+    a float only when it is exactly that number); tolerance applies only when the expected
+    value is a float; a set is only equal to a set; ``True`` is not ``1``; tuples equal lists
+    (JSON has no tuples); dict keys may be the JSON strings of the returned keys.
     """
-    if isinstance(actual, Opaque) or isinstance(expected, Opaque):
-        return False
-    if isinstance(actual, bool) or isinstance(expected, bool):
-        return type(actual) is type(expected) and actual == expected
-    if isinstance(actual, int | float) and isinstance(expected, int | float):
-        if isinstance(actual, int) and isinstance(expected, int):
-            return actual == expected
-        if math.isnan(actual) or math.isnan(expected):
-            return math.isnan(actual) and math.isnan(expected)
+    te, ta = type(expected), type(actual)
+    if te is bool or ta is bool:
+        return te is ta and actual == expected
+    if te is int:
+        return ta in (int, float) and actual == expected
+    if te is float:
+        if ta not in (int, float):
+            return False
+        if math.isnan(expected) or (ta is float and math.isnan(actual)):
+            return ta is float and math.isnan(actual) and math.isnan(expected)
         return math.isclose(actual, expected, rel_tol=rel_tol, abs_tol=abs_tol)
-    if isinstance(actual, complex) or isinstance(expected, complex):
-        return isinstance(actual, complex | int | float) and isinstance(expected, complex | int | float) and \
-            abs(complex(actual) - complex(expected)) <= max(rel_tol * abs(complex(expected)), abs_tol)
-    if isinstance(actual, set | frozenset):
-        if isinstance(expected, list | tuple | set | frozenset):
-            try:
-                return actual == set(map(_freeze, expected))
-            except TypeError:
-                return False
-        return False
-    if isinstance(actual, list | tuple) and isinstance(expected, list | tuple):
-        return len(actual) == len(expected) and all(
+    if te is complex:
+        return ta in (int, float, complex) and abs(complex(actual) - expected) <= max(rel_tol * abs(expected), abs_tol)
+    if te in (set, frozenset) or ta in (set, frozenset):
+        return te in (set, frozenset) and ta in (set, frozenset) and actual == expected
+    if te in (list, tuple):
+        return ta in (list, tuple) and len(actual) == len(expected) and all(
             values_equal(a, e, rel_tol, abs_tol) for a, e in zip(actual, expected, strict=True))
-    if isinstance(actual, dict) and isinstance(expected, dict):
-        if len(actual) != len(expected):
+    if te is dict:
+        if ta is not dict or len(actual) != len(expected):
             return False
         keys = {_key(k): k for k in actual}
         for key, value in expected.items():
-            match = keys.get(_key(key))
-            if match is None or not values_equal(actual[match], value, rel_tol, abs_tol):
+            match = keys.get(_key(key), _MISSING)
+            if match is _MISSING or not values_equal(actual[match], value, rel_tol, abs_tol):
                 return False
         return True
-    return type(actual) is type(expected) and actual == expected
+    return ta is te and actual == expected
+
+
+_MISSING = object()
 
 
 def _key(key: Any) -> str:

@@ -1,0 +1,283 @@
+"""The candidate's side of a judged run: load the solution, answer the judge's requests.
+
+Runs in the sandbox as ``python3 -I -c <code_wire source + this source>``, as the
+candidate's user, with the judge's socket on file descriptor 3. Nothing here is trusted:
+the candidate's code runs in this process and may rewrite any of it. That is fine by
+design: all this side can do is send plain data (see :mod:`code_wire`), and the judge
+decides what the data means.
+
+Two processes: this one (the *keeper*) never runs candidate code; it forks a *worker*
+per request of the judge, hands the judge the worker's own socket (``send_fds``), and
+kills it on request (after a timeout, the judge asks for a fresh worker and the tests go
+on). The worker loads ``solution.py`` and serves calls, attribute reads, iteration…
+on its objects, keeping the ones that are not plain data in a table the judge refers to
+by number.
+"""
+
+import contextlib
+import os
+import signal
+import socket
+import sys
+
+from rewardsmith.verifiers.code_wire import Channel, WireError, decode, encode  # sandbox: inlined
+
+EXCERPT = 400
+
+
+def keeper():
+    control = Channel(socket.socket(fileno=3))
+    worker = None
+    while True:
+        try:
+            message = control.receive()
+        except (EOFError, OSError, WireError):
+            os._exit(0)
+        op = message.get("op")
+        if op == "spawn":
+            _stop(worker)
+            ours, theirs = socket.socketpair()
+            worker = os.fork()
+            if worker == 0:
+                control.sock.close()
+                theirs.close()
+                serve(ours)
+                os._exit(0)
+            ours.close()
+            data = b'{"pid":%d}' % worker
+            socket.send_fds(control.sock, [len(data).to_bytes(4, "big") + data], [theirs.fileno()])
+            theirs.close()
+        elif op == "kill":
+            control.send({"exit": _stop(worker)})
+            worker = None
+        elif op == "status":
+            control.send({"exit": _status(worker, block=bool(message.get("wait")))})
+
+
+def _stop(pid):
+    """Kill a worker and everything in its session; how it ended."""
+    if pid is None:
+        return None
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        with contextlib.suppress(OSError):
+            target()
+    return _status(pid, block=True)
+
+
+def _status(pid, block):
+    if pid is None:
+        return None
+    try:
+        done, status = os.waitpid(pid, 0 if block else os.WNOHANG)
+    except ChildProcessError:
+        return "gone"
+    if not done:
+        return None
+    if os.WIFSIGNALED(status):
+        return f"signal {os.WTERMSIG(status)}"
+    return f"exit {os.WEXITSTATUS(status)}"
+
+
+# -- the worker -----------------------------------------------------------------------------
+
+
+class Worker:
+    def __init__(self, sock):
+        self.channel = Channel(sock)
+        self.objects = {}
+        self.namespace = None
+        self.capture = []
+        tmp = os.environ.get("TMPDIR") or "."
+        for stream in (1, 2):
+            path = os.path.join(tmp, f".capture-{os.getpid()}-{stream}")
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+            os.unlink(path)
+            os.dup2(fd, stream)
+            os.close(fd)
+            self.capture.append(stream)
+
+    def keep(self, value):
+        ref = len(self.objects) + 1
+        self.objects[ref] = value
+        return ref
+
+    def resolve(self, ref, _type_name):
+        if ref not in self.objects:
+            raise WireError("unsupported_value", "an unknown reference")
+        return self.objects[ref]
+
+    def value(self, value):
+        return encode(value, self.keep)
+
+    def loop(self):
+        while True:
+            try:
+                message = self.channel.receive()
+            except (EOFError, OSError, WireError):
+                return
+            for fd in self.capture:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, 0)
+            try:
+                reply = self.handle(message)
+            except WireError as exc:  # a value that cannot be sent (too big, too deep, not plain data)
+                reply = {"wire_error": [exc.status, str(exc)]}
+            except BaseException as exc:  # the candidate's exception, described for the judge
+                reply = {"raised": describe(exc)}
+            self.flush()
+            for key, fd in (("out", 1), ("err", 2)):
+                size, text = excerpt(fd)
+                reply[key], reply[key + "_size"] = text, size
+            try:
+                self.channel.send(reply)
+            except WireError as exc:
+                self.channel.send({"wire_error": [exc.status, str(exc)]})
+
+    def flush(self):
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            with contextlib.suppress(BaseException):
+                stream.flush()
+
+    def handle(self, message):
+        op = message.get("op")
+        if op == "load":
+            return self.load(message)
+        if op == "get":
+            return {"value": self.value(self.namespace[message["name"]])}
+        target = self.target(message)
+        if op == "call":
+            args = [decode(a, self.resolve) for a in message.get("args", [])]
+            kwargs = {k: decode(v, self.resolve) for k, v in message.get("kwargs", {}).items()}
+            result = target(*args, **kwargs)
+            reply = {"value": self.returned(result, args, kwargs)}
+            mutated = []
+            for where, sent, now in [*zip(range(len(args)), message.get("args", []), args, strict=False),
+                                     *((k, message["kwargs"][k], kwargs[k]) for k in kwargs)]:
+                if type(now) in (list, dict, set, bytearray):
+                    after = self.value(now)
+                    if after != sent:
+                        mutated.append([where, after])
+            if mutated:
+                reply["mutated"] = mutated
+            return reply
+        if op == "getattr":
+            return {"value": self.value(getattr(target, message["name"]))}
+        if op == "setattr":
+            setattr(target, message["name"], decode(message["value"], self.resolve))
+            return {"value": None}
+        if op == "getitem":
+            return {"value": self.value(target[decode(message["key"], self.resolve)])}
+        if op == "setitem":
+            target[decode(message["key"], self.resolve)] = decode(message["value"], self.resolve)
+            return {"value": None}
+        if op == "len":
+            return {"value": self.value(len(target))}
+        if op == "iter":
+            return {"value": {"$ref": self.keep(iter(target)), "$type": "iterator"}}
+        if op == "next":
+            try:
+                return {"value": self.value(next(target))}
+            except StopIteration:
+                return {"stop": True}
+        if op in ("str", "repr", "bool"):
+            result = {"str": str, "repr": repr, "bool": bool}[op](target)
+            if type(result) is not (bool if op == "bool" else str):
+                raise TypeError(op + " returned a non-" + ("bool" if op == "bool" else "str"))
+            return {"value": result if op == "bool" else result[:100_000]}
+        raise WireError("unsupported_value", "unknown request")
+
+    def target(self, message):
+        if "ref" in message:
+            return self.resolve(message["ref"], "")
+        return self.namespace[message["name"]]
+
+    def returned(self, result, args, kwargs):
+        for i, arg in enumerate(args):  # the same object handed back: the judge gets its own back
+            if result is arg and type(arg) in (list, dict, set, bytearray):
+                return {"$arg": i}
+        for key, arg in kwargs.items():
+            if result is arg and type(arg) in (list, dict, set, bytearray):
+                return {"$kwarg": key}
+        return self.value(result)
+
+    def load(self, message):
+        import types
+
+        module = types.ModuleType("solution")
+        module.__file__ = os.path.abspath("solution.py")
+        sys.modules["solution"] = module
+        namespace = module.__dict__
+        exec(compile(message.get("setup") or "", "<setup>", "exec"), namespace)
+        with open("solution.py", "rb") as handle:
+            source = handle.read()
+        try:
+            code = compile(source, "solution.py", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError) as exc:
+            line = getattr(exc, "lineno", None)
+            text = f"{type(exc).__name__}: {getattr(exc, 'msg', None) or exc}"
+            return {"compile_error": text + (f" (line {line})" if line else "")}
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        self.namespace = namespace
+        exec(code, namespace)
+        return {"names": {name: kind(value) for name, value in list(namespace.items())
+                          if type(name) is str and not name.startswith("__")}}
+
+
+def kind(value):
+    import types
+
+    if isinstance(value, types.ModuleType):
+        name = getattr(value, "__name__", "")
+        return "module:" + (name if type(name) is str else "")
+    if isinstance(value, type):
+        return "class"
+    if callable(value):
+        return "callable"
+    try:
+        encode(value)
+        return "value"
+    except BaseException:
+        return "object"
+
+
+def describe(exc):
+    """What the judge may know of an exception: its type's name, whether it is a builtin
+    type, its message (only for builtin types, whose ``__str__`` is not the candidate's),
+    and the solution.py line it came from."""
+    t = type(exc)
+    builtin = getattr(t, "__module__", None) == "builtins"
+    text = ""
+    if builtin:
+        try:
+            text = BaseException.__str__(exc)[:300]
+        except BaseException:
+            text = ""
+    line, tb = None, getattr(exc, "__traceback__", None)
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "solution.py":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    name = getattr(t, "__name__", "Exception")
+    return {"type": name if type(name) is str else "Exception", "builtin": builtin, "message": text, "line": line,
+            "memory": isinstance(exc, MemoryError), "recursion": isinstance(exc, RecursionError)}
+
+
+def excerpt(fd):
+    try:
+        size = os.fstat(fd).st_size
+        head = os.pread(fd, EXCERPT, 0).decode("utf-8", "replace")
+    except OSError:
+        return 0, ""
+    return size, head + ("…" if size > EXCERPT else "")
+
+
+def serve(sock):
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    sys.set_int_max_str_digits(0)
+    Worker(sock).loop()
+
+
+if __name__ == "__main__":
+    keeper()

@@ -1,0 +1,748 @@
+"""The judge: runs the tests in a process the candidate's code never runs in.
+
+Runs in the sandbox as ``python3 -I -c <code_wire source + this source>``, as a user other
+than the candidate's, in a directory the candidate cannot read, with the payload (tests,
+limits, a nonce) on stdin and a socket to the candidate's keeper on file descriptor 3
+(see :mod:`code_candidate`). Results leave as ``RESULT <nonce> <json>`` lines on stdout.
+
+The tests see the candidate only through stand-ins: a function of the solution is a
+:class:`Remote` whose call sends the arguments as plain data and builds the judge's own
+objects from the plain data that comes back. So every comparison, every assert and every
+standard-library module the tests use belong to this process: patching ``int.__eq__``,
+``string.ascii_lowercase`` or the harness's tables in the candidate's process changes
+nothing here, and a returned object whose ``__eq__`` always says True cannot even be
+compared (it stays in the candidate's process; comparing it fails the test with
+``unsupported_value``). Defined treatments:
+
+* a list, dict, set or bytearray argument the candidate changed in place is copied back
+  into the test's own object after the call (in-place sorts are testable), and a return
+  value that *is* such an argument is the test's own object (identity tests work);
+* an exception of a builtin type is raised here as the judge's own exception of that type
+  and message (``pytest.raises(ValueError)`` works); any other exception is a
+  :class:`RemoteError`;
+* every test has its own time limit; a test that runs out (or a candidate that dies) gets
+  a fresh worker for the next test, with the solution loaded again.
+"""
+
+import builtins
+import os
+import signal
+import socket
+import sys
+import time
+
+from rewardsmith.verifiers.code_wire import FRAME, Channel, WireError, decode, encode  # sandbox: inlined
+
+MARK = "RESULT"
+EXCERPT = 400
+# Never taken from the solution for the tests: names pytest and the test module give meaning to.
+RESERVED = ("pytestmark", "pytest_plugins", "setup_module", "teardown_module", "setup_function",
+            "teardown_function", "setUpModule", "tearDownModule", "conftest")
+
+
+class Timeout(BaseException):
+    """A test ran out of time (a BaseException: ``except Exception`` in a test does not eat it)."""
+
+
+class UnsupportedValue(TypeError):
+    """The tests asked a value that lives in the candidate's process to compare itself."""
+
+
+class RemoteError(Exception):
+    """The candidate raised an exception of a type that is not a builtin."""
+
+    def __init__(self, info):
+        super().__init__(info.get("type", "Exception") + (": " + info["message"] if info.get("message") else ""))
+        self.info = info
+
+
+class CandidateGone(Exception):
+    """The candidate's worker died or broke the protocol."""
+
+    def __init__(self, status, reason):
+        super().__init__(reason)
+        self.status = status
+
+
+class Candidate:
+    """The judge's handle on the candidate's keeper and its current worker."""
+
+    def __init__(self, setup, cap):
+        self.control = Channel(socket.socket(fileno=3))
+        self.setup = setup
+        self.cap = cap
+        self.channel = None
+        self.generation = 0
+        self.names = None
+        self.load_problem = None
+        self.output = {"out": "", "err": "", "out_size": 0, "err_size": 0}
+
+    # -- workers --------------------------------------------------------------------------
+
+    def start(self):
+        """A fresh worker with the solution loaded; returns the load reply."""
+        self.generation += 1
+        self.channel = None
+        self.control.send({"op": "spawn"})
+        header, fds = b"", []
+        while len(header) < FRAME.size:
+            data, got, _flags, _addr = socket.recv_fds(self.control.sock, FRAME.size - len(header), 1)
+            if not data:
+                raise CandidateGone("runtime_error", "the solution's process ended")
+            header += data
+            fds += got
+        (size,) = FRAME.unpack(header)
+        self.control._exact(size)
+        if not fds:
+            raise CandidateGone("runtime_error", "the solution's process broke the protocol")
+        self.channel = Channel(socket.socket(fileno=fds[0]))
+        reply = self.request({"op": "load", "setup": self.setup})
+        return reply
+
+    def restart(self):
+        """After a timeout or a crash: stop the worker (the keeper kills it) and start another."""
+        self.channel = None
+        try:
+            self.control.send({"op": "kill"})
+            self.control.receive()
+        except (OSError, EOFError, WireError):
+            pass
+        self.start()
+
+    def ended(self):
+        """How the current worker ended (asked of the keeper after it closed its socket)."""
+        try:
+            self.control.send({"op": "status", "wait": True})
+            return str(self.control.receive().get("exit") or "")
+        except (OSError, EOFError, WireError):
+            return ""
+
+    # -- requests -------------------------------------------------------------------------
+
+    def request(self, message):
+        if self.channel is None:
+            raise CandidateGone("runtime_error", "the solution's process is gone")
+        try:
+            self.channel.send(message)
+            reply = self.channel.receive()
+        except WireError as exc:
+            self.channel = None
+            raise CandidateGone(exc.status, str(exc)) from None
+        except (EOFError, OSError):
+            self.channel = None
+            how = self.ended()
+            status = "memory_limit" if how == "signal 9" else "runtime_error"
+            raise CandidateGone(status, "the solution's process died" + (f" ({how})" if how else "")) from None
+        for key in ("out", "err"):
+            size = reply.get(key + "_size")
+            if type(size) is int and size > 0:
+                self.output[key + "_size"] += size
+                if not self.output[key]:
+                    self.output[key] = str(reply.get(key, ""))[:EXCERPT + 1]
+        if "wire_error" in reply:
+            status, text = [*list(reply["wire_error"]), "", ""][:2]
+            raise WireError(str(status) if status in ("output_limit", "unsupported_value") else "unsupported_value",
+                            str(text)[:200])
+        if "raised" in reply:
+            raise_remote(reply["raised"])
+        return reply
+
+    def value(self, reply, args=(), kwargs=None):
+        data = reply.get("value")
+        if type(data) is dict and len(data) == 1 and "$arg" in data and type(data["$arg"]) is int \
+                and 0 <= data["$arg"] < len(args):
+            return args[data["$arg"]]
+        if type(data) is dict and len(data) == 1 and "$kwarg" in data and kwargs and data["$kwarg"] in kwargs:
+            return kwargs[data["$kwarg"]]
+        generation = self.generation
+        return decode(data, lambda ref, type_name: Remote(self, generation, ref=ref, type_name=type_name))
+
+    def send_value(self, value):
+        generation = self.generation
+
+        def keep(obj):
+            if type(obj) is Remote and obj._generation == generation and obj._ref is not None:
+                return obj._ref
+            return None
+
+        return encode(value, keep)
+
+    def call(self, target, args, kwargs):
+        sent = [self.send_value(a) for a in args]
+        sent_kw = {str(k): self.send_value(v) for k, v in kwargs.items()}
+        reply = self.request({"op": "call", **target, "args": sent, "kwargs": sent_kw})
+        for where, data in reply.get("mutated") or ():
+            original = args[where] if type(where) is int and 0 <= where < len(args) else kwargs.get(where)
+            copy_back(original, self.value({"value": data}))
+        return self.value(reply, args, kwargs)
+
+
+def copy_back(original, new):
+    """Make the test's object hold what the candidate's copy holds after the call."""
+    t = type(original)
+    if t is not type(new):
+        return
+    if t is list or t is bytearray:
+        original[:] = new
+    elif t is dict or t is set:
+        original.clear()
+        original.update(new)
+
+
+def raise_remote(info):
+    if type(info) is not dict:
+        raise RemoteError({"type": "Exception"})
+    info = {"type": str(info.get("type", "Exception"))[:100], "builtin": info.get("builtin") is True,
+            "message": str(info.get("message", ""))[:300], "line": info.get("line"),
+            "memory": info.get("memory") is True, "recursion": info.get("recursion") is True}
+    kind = getattr(builtins, info["type"], None) if info["builtin"] else None
+    if isinstance(kind, type) and issubclass(kind, Exception) and kind not in (StopIteration, StopAsyncIteration):
+        try:
+            exc = kind(info["message"]) if info["message"] else kind()
+        except Exception:
+            exc = RemoteError(info)
+        exc.remote = info
+        raise exc
+    raise RemoteError(info)
+
+
+class Remote:
+    """A value that lives in the candidate's process: a function, a class, an instance, an
+    iterator. Using it sends a request; comparing it is refused (UnsupportedValue)."""
+
+    __slots__ = ("_candidate", "_generation", "_name", "_ref", "_type")
+
+    def __init__(self, candidate, generation, ref=None, name=None, type_name="object"):
+        object.__setattr__(self, "_candidate", candidate)
+        object.__setattr__(self, "_generation", generation)
+        object.__setattr__(self, "_ref", ref)
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_type", type_name)
+
+    def _target(self):
+        candidate = object.__getattribute__(self, "_candidate")
+        if self._name is not None:
+            return candidate, {"name": self._name}
+        if self._generation != candidate.generation:
+            raise CandidateGone("runtime_error", "a value from a solution process that has since been restarted")
+        return candidate, {"ref": self._ref}
+
+    def _ask(self, op, **fields):
+        candidate, target = self._target()
+        return candidate.value(candidate.request({"op": op, **target, **fields}))
+
+    def __call__(self, *args, **kwargs):
+        candidate, target = self._target()
+        return candidate.call(target, args, kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return self._ask("getattr", name=name)
+
+    def __setattr__(self, name, value):
+        candidate, target = self._target()
+        candidate.request({"op": "setattr", **target, "name": name, "value": candidate.send_value(value)})
+
+    def __getitem__(self, key):
+        return self._ask("getitem", key=self._candidate.send_value(key))
+
+    def __setitem__(self, key, value):
+        candidate, target = self._target()
+        candidate.request({"op": "setitem", **target, "key": candidate.send_value(key),
+                           "value": candidate.send_value(value)})
+
+    def __len__(self):
+        n = self._ask("len")
+        if type(n) is not int or n < 0:
+            raise UnsupportedValue("len() of a value from the solution did not give a count")
+        return n
+
+    def __iter__(self):
+        iterator = self._ask("iter")
+        while True:
+            candidate, target = iterator._target()
+            reply = candidate.request({"op": "next", **target})
+            if reply.get("stop") is True:
+                return
+            yield candidate.value(reply)
+
+    def __bool__(self):
+        result = self._ask("bool")
+        if type(result) is not bool:
+            raise UnsupportedValue("bool() of a value from the solution")
+        return result
+
+    def __str__(self):
+        return str(self._ask("str"))
+
+    def __repr__(self):
+        try:
+            return str(self._ask("repr"))[:200]
+        except BaseException:
+            return f"<{self._type} from the solution>"
+
+    def __eq__(self, other):
+        if type(other) is Remote and other._ref == self._ref and other._name == self._name:
+            return True
+        raise UnsupportedValue(f"a value of type {self._type} from the solution cannot be compared "
+                               "(only plain data can: numbers, strings, lists, tuples, dicts, sets…)")
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(("remote", self._ref, self._name))
+
+    def _refuse(self, *args):
+        raise UnsupportedValue(f"a value of type {self._type} from the solution cannot be compared or "
+                               "used in arithmetic (only plain data can)")
+
+    __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __neg__ = __abs__ = _refuse
+    __contains__ = _refuse
+    __index__ = __int__ = __float__ = _refuse
+
+
+_OPS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
+        ">": lambda a, b: a > b, ">=": lambda a, b: a >= b, "is": lambda a, b: a is b,
+        "is not": lambda a, b: a is not b, "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
+
+
+def compare(ops, values):
+    """A rewritten ``assert`` comparison (chained as Python chains it); when false, an
+    AssertionError that shows both sides."""
+    for i, op in enumerate(ops):
+        a, b = values[i], values[i + 1]
+        if not _OPS[op](a, b):
+            raise AssertionError(f"{show(a)} {op} {show(b)} is false")
+    return True
+
+
+def show(value):
+    if type(value) is Remote:
+        return f"<{value._type} from the solution>"
+    if type(value) is int and value.bit_length() > 4000:
+        return f"<int of {value.bit_length()} bits>"
+    try:
+        text = repr(value)
+    except BaseException:
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= 120 else text[:119] + "…"
+
+
+# Modules whose import does something (opens a browser, prints, starts a GUI): never imported
+# because the solution's process named them.
+_NO_IMPORT = frozenset({"antigravity", "this", "__hello__", "__phello__", "idlelib", "turtle", "turtledemo",
+                        "tkinter", "webbrowser", "pydoc", "venv", "ensurepip", "site"})
+
+
+def own_module(name):
+    """The judge's own import of a module the solution's process says a name is bound to."""
+    import importlib
+
+    parts = name.split(".")
+    if not all(part.isidentifier() for part in parts) or parts[0] in _NO_IMPORT:
+        raise UnsupportedValue(f"the solution binds a name to module {name[:80]!r}, which the tests may not import")
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise UnsupportedValue(f"module {name[:80]!r} of the solution is not available to the tests") from None
+
+
+# -- the run ----------------------------------------------------------------------------------
+
+
+class Judge:
+    def __init__(self, payload, out_fd):
+        self.payload = payload
+        self.nonce = payload["nonce"]
+        self.out_fd = out_fd
+        self.timeout_s = float(payload.get("timeout_s", 5.0))
+        self.cap = int(payload.get("output_bytes", 1 << 20))
+        self.entry_point = payload.get("entry_point")
+        self.candidate = Candidate(payload.get("setup") or "", self.cap)
+        self.ended = set()
+        self.current = None
+        self.started = 0.0
+        signal.signal(signal.SIGALRM, self._alarm)
+
+    # -- records and timers ---------------------------------------------------------------
+
+    def record(self, obj):
+        import json
+
+        data = ("\n" + MARK + " " + self.nonce + " " + json.dumps(obj, default=str) + "\n").encode("utf-8", "replace")
+        while data:
+            data = data[os.write(self.out_fd, data):]
+
+    def _alarm(self, signum, frame):
+        raise Timeout()
+
+    def arm(self, seconds):
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+
+    def disarm(self):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+    # -- one test -------------------------------------------------------------------------
+
+    def begin(self, k):
+        self.disarm()
+        self.current = k
+        self.candidate.output = {"out": "", "err": "", "out_size": 0, "err_size": 0}
+        self.started = time.monotonic()
+        self.arm(self.timeout_s)
+
+    def end(self, k, exc, value=None, has_value=False):
+        self.disarm()
+        elapsed = time.monotonic() - self.started
+        self.current = None
+        status, reason = self.classify(exc)
+        result = {"i": k, "status": status, "reason": reason, "time_s": round(elapsed, 4),
+                  "stdout": self.candidate.output["out"], "stderr": self.candidate.output["err"]}
+        if has_value and status == "passed":
+            try:
+                result["value"] = encode(value)
+                result["status"] = "returned"
+            except WireError as err:
+                result["status"], result["reason"] = err.status, str(err)
+        if k not in self.ended:
+            self.ended.add(k)
+            self.record(result)
+        if status in ("timeout", "memory_limit", "runtime_error", "output_limit", "unsupported_value") and \
+                (isinstance(exc, Timeout | CandidateGone | WireError) or self.candidate.channel is None):
+            self.recover()
+
+    def recover(self):
+        """A fresh worker for the tests that follow (its load must not fail: it did once)."""
+        self.arm(self.timeout_s * 2)
+        try:
+            self.candidate.restart()
+        except BaseException:
+            self.candidate.channel = None
+        finally:
+            self.disarm()
+
+    def classify(self, exc):
+        out = max(self.candidate.output["out_size"], self.candidate.output["err_size"])
+        if out > self.cap:
+            return "output_limit", f"printed more than {self.cap} bytes"
+        if exc is None:
+            return "passed", ""
+        if isinstance(exc, Timeout):
+            return "timeout", f"exceeded the {self.timeout_s:g}s time limit"
+        if isinstance(exc, CandidateGone | WireError):
+            return exc.status, str(exc)
+        if isinstance(exc, UnsupportedValue):
+            return "unsupported_value", str(exc)
+        remote = getattr(exc, "remote", None) if not isinstance(exc, RemoteError) else exc.info
+        if isinstance(remote, dict):
+            where = f" (solution.py line {remote['line']})" if type(remote.get("line")) is int else ""
+            if remote.get("memory"):
+                return "memory_limit", "MemoryError" + where
+            if isinstance(exc, AssertionError):
+                return "wrong_answer", "the solution raised AssertionError" + where
+            return "runtime_error", str(exc)[:300] + where
+        if isinstance(exc, MemoryError):
+            return "memory_limit", "MemoryError while checking a value from the solution"
+        if isinstance(exc, AssertionError):
+            text = str(exc)
+            return "wrong_answer", text[:300] if text else "assertion failed"
+        if isinstance(exc, SystemExit):
+            return "runtime_error", "the tests called exit"
+        return "runtime_error", f"{type(exc).__name__}: {str(exc)[:300]}"
+
+    def run_test(self, k, call):
+        self.begin(k)
+        try:
+            call()
+        except BaseException as exc:
+            self.end(k, exc)
+        else:
+            self.end(k, None)
+
+    def fail_all(self, count, status, reason):
+        for k in range(count):
+            if k not in self.ended:
+                self.ended.add(k)
+                self.record({"i": k, "status": status, "reason": reason, "stdout": "", "stderr": ""})
+
+    def finish(self):
+        self.record({"done": True})
+        sys.stdout.flush()
+        os._exit(0)
+
+    # -- loading the solution ----------------------------------------------------------------
+
+    def load(self, count):
+        """Start the candidate and load the solution; on failure every test fails and we stop."""
+        self.begin(-1)
+        try:
+            reply = self.candidate.start()
+        except BaseException as exc:
+            self.disarm()
+            status, reason = self.classify(exc)
+            self.fail_all(count, status, "while defining the solution: " + reason)
+            self.finish()
+        self.disarm()
+        if "compile_error" in reply:
+            self.fail_all(count, "compile_error", str(reply["compile_error"])[:300])
+            self.finish()
+        names = reply.get("names")
+        if type(names) is not dict:
+            self.fail_all(count, "runtime_error", "the solution's process broke the protocol")
+            self.finish()
+        self.candidate.names = {str(k): str(v) for k, v in names.items()}
+        return self.candidate.names
+
+    def stand_in(self, name, kind):
+        """What a test sees for a name the solution defines."""
+        if kind.startswith("module:"):
+            return own_module(kind[len("module:"):])
+        if kind == "value":
+            return self.candidate.value(self.candidate.request({"op": "get", "name": name}))
+        return Remote(self.candidate, 0, name=name, type_name=kind)
+
+    def module_name(self, name):
+        import importlib.util
+
+        try:
+            return importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            return False
+
+    # -- the forms -------------------------------------------------------------------------------
+
+    def run_script(self):
+        p = self.payload
+        count = len(p["names"])
+        self.record({"plan": p["names"]})
+        statements = [(compile(source, "<tests>", "exec", dont_inherit=True), class_name)
+                      for source, class_name in p["statements"]]
+        ns = {"__name__": "__tests__", "__builtins__": builtins}
+        exec(compile(p.get("setup") or "", "<setup>", "exec", dont_inherit=True), ns)
+        if p.get("prelude"):
+            exec(compile(p["prelude"], "<prompt>", "exec", dont_inherit=True), ns)
+        trusted = set(ns)
+        defined = self.load(count)
+        called = set(p.get("called") or ())
+        keep = {n for n in called if n in defined}
+        if {n for n in keep if n not in builtins.__dict__}:
+            keep = {n for n in keep if n not in builtins.__dict__}
+        for name in sorted(set(p.get("needed") or ()) | ({self.entry_point} if self.entry_point else set())):
+            if name not in defined or name in RESERVED:
+                continue
+            ours = name == self.entry_point or name in keep
+            if name != self.entry_point and (name in trusted or (name in builtins.__dict__ and not ours)):
+                continue  # the set-up's and the prompt's names are the tests' own
+            try:
+                if not ours and not defined[name].startswith("module:") and self.module_name(name):
+                    ns[name] = own_module(name)  # the tests' module, not the solution's look-alike
+                else:
+                    ns[name] = self.stand_in(name, defined[name])
+            except BaseException as exc:
+                status, reason = self.classify(exc)
+                self.fail_all(count, status, f"reading {name} from the solution: {reason}")
+                self.finish()
+        if self.entry_point and self.entry_point in ns:
+            ns["candidate"] = ns[self.entry_point]
+        ns["__h_cmp"] = compare
+        ns["__h_begin"] = self.begin
+        ns["__h_end"] = lambda k, exc: self.end(k, exc)
+        try:
+            def exec_tests():
+                for statement, _class_name in statements:
+                    exec(statement, ns)
+
+            if p["whole"] and not p["check_mode"]:
+                self.run_test(0, exec_tests)
+            else:
+                exec_tests()
+            if p["check_mode"] and not self.ended:
+                if self.entry_point not in defined:
+                    self.fail_all(count, "runtime_error", f"the solution does not define {self.entry_point}")
+                    self.finish()
+                check, candidate = ns["check"], ns[self.entry_point]
+                if p["whole"]:
+                    self.run_test(0, lambda: check(candidate))
+                else:
+                    check(candidate)
+            self.disarm()
+        except BaseException as exc:
+            self.disarm()
+            status, reason = self.classify(exc)
+            self.fail_all(count, status, "the test code failed outside a test: " + reason)
+        self.fail_all(count, "runtime_error", "the test did not run")
+        self.finish()
+
+    def run_call(self):
+        p = self.payload
+        count = len(p["names"])
+        self.record({"plan": p["names"]})
+        defined = self.load(count)
+        if defined.get(self.entry_point) not in ("callable", "class"):
+            self.fail_all(count, "runtime_error", f"the solution does not define a function {self.entry_point}")
+            self.finish()
+        function = Remote(self.candidate, 0, name=self.entry_point, type_name="function")
+        for k, (args, kwargs) in enumerate(p["cases"]):
+            self.begin(k)
+            try:
+                value = function(*decode(args), **decode(kwargs))
+            except BaseException as exc:
+                self.end(k, exc)
+            else:
+                self.end(k, None, value, has_value=True)
+        self.fail_all(count, "runtime_error", "the test did not run")
+        self.finish()
+
+    def run_pytest(self):
+        run_pytest(self)
+
+    def run(self):
+        form = self.payload["form"]
+        try:
+            {"script": self.run_script, "call": self.run_call, "pytest": self.run_pytest}[form]()
+        except BaseException as exc:  # a fault of the judge itself, not of the candidate
+            self.disarm()
+            try:
+                self.record({"harness_error": f"{type(exc).__name__}: {str(exc)[:300]}"})
+            finally:
+                os._exit(3)
+
+
+def run_pytest(judge):
+    """pytest on the test file in the judge's own directory; ``solution`` is a module of
+    stand-ins for the solution's names (``from solution import *`` brings no pytest hooks,
+    marks or test functions: names pytest would give meaning to are never exported)."""
+    import types
+
+    p = judge.payload
+    try:
+        import pytest
+    except ImportError:
+        judge.record({"sandbox_error": "pytest is not installed in the sandbox"})
+        judge.finish()
+    test_path = os.path.join(os.getcwd(), "test_solution.py")
+    with open(test_path, "w", encoding="utf-8") as handle:
+        handle.write(p["tests"])
+    judge.record({"ready": True})
+    first = ["collection"]
+    try:
+        defined = judge.load(1)
+    except SystemExit:
+        raise
+    static = set(p.get("static") or ())
+
+    def exported(name):
+        return not name.startswith("_") and name not in RESERVED and not name.lower().startswith(
+            ("test", "pytest", "setup", "teardown"))
+
+    class SolutionModule(types.ModuleType):
+        def __getattr__(self, name):
+            kind = defined.get(name)
+            if kind is None or name in RESERVED or (name.startswith("__") and name.endswith("__")):
+                raise AttributeError(name)
+            value = judge.stand_in(name, kind)
+            types.ModuleType.__setattr__(self, name, value)
+            return value
+
+    module = SolutionModule("solution")
+    module.__file__ = "solution.py"
+    module.__all__ = sorted(n for n in defined if exported(n))
+    sys.modules["solution"] = module
+    results, order, collect_errors = {}, [], []
+
+    def finish_test(nodeid, entry):
+        k = order.index(nodeid) if nodeid in order else -2
+        if k in judge.ended:
+            return
+        exc = entry["exc"]
+        if exc is not None and isinstance(exc, pytest.skip.Exception | pytest.xfail.Exception):
+            status, reason = ("skipped", "skipped by the test file") if entry["declared_skip"] else (
+                "wrong_answer", "the test was skipped at run time")
+        elif exc is not None and isinstance(exc, pytest.fail.Exception):
+            status, reason = "wrong_answer", str(exc)[:300]
+        else:
+            status, reason = judge.classify(exc)
+        judge.ended.add(k)
+        judge.record({"i": k, "name": nodeid, "status": status, "reason": reason,
+                      "stdout": judge.candidate.output["out"], "stderr": judge.candidate.output["err"],
+                      "time_s": round(time.monotonic() - judge.started, 4)})
+        if isinstance(exc, Timeout | CandidateGone | WireError) or judge.candidate.channel is None:
+            judge.recover()
+
+    class Plugin:
+        def pytest_collection_finish(self, session):
+            names = [item.nodeid for item in session.items]
+            extra = sorted({n.split("[")[0].split("::")[-1] for n in names} - static)
+            if extra:
+                judge.record({"plan": names})
+                judge.fail_all(len(names), "wrong_answer", "tests the test file does not declare: " + ", ".join(extra))
+                judge.finish()
+            if names:
+                order.extend(names)
+                judge.record({"plan": names})
+
+        def pytest_collectreport(self, report):
+            if report.failed and not collect_errors:
+                text = str(report.longrepr).strip().splitlines()
+                collect_errors.append(text[-1][:300] if text else "collection failed")
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_protocol(self, item, nextitem):
+            judge.candidate.output = {"out": "", "err": "", "out_size": 0, "err_size": 0}
+            judge.started = time.monotonic()
+            judge.arm(judge.timeout_s)
+            yield
+            judge.disarm()
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_runtest_makereport(self, item, call):
+            entry = results.setdefault(item.nodeid, {"exc": None, "declared_skip": False})
+            if call.excinfo is not None and entry["exc"] is None:
+                entry["exc"] = call.excinfo.value
+                entry["declared_skip"] = any(True for name in ("skip", "skipif", "xfail")
+                                             for _ in item.iter_markers(name))
+            if call.when == "teardown":
+                judge.disarm()
+                finish_test(item.nodeid, entry)
+
+    judge.arm(judge.timeout_s * 3)
+    try:
+        pytest.main([test_path, "-q", "-p", "no:cacheprovider", "--rootdir", os.getcwd(), "-o", "addopts=",
+                     "-o", "python_files=test_solution.py"], plugins=[Plugin()])
+        judge.disarm()
+    except BaseException as exc:
+        judge.disarm()
+        judge.record({"pytest_error": "{}: {}".format(*judge.classify(exc))})
+    collected = {node.split("[")[0].split("::")[-1] for node in order}
+    missing = sorted(static - collected)
+    if not order:
+        judge.record({"plan": first})
+        judge.fail_all(1, "runtime_error", "collection failed: " + (collect_errors[0] if collect_errors
+                                                                    else "no test was collected"))
+    elif missing:
+        judge.fail_all(len(order), "wrong_answer", "tests " + ", ".join(missing[:5]) + " were not collected")
+    judge.finish()
+
+
+def main():
+    import json
+
+    try:  # not dumpable: even a candidate running as our user cannot ptrace us or read /proc/<pid>/mem
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+    except (OSError, AttributeError):
+        pass
+    payload = json.loads(sys.stdin.buffer.read())
+    sys.set_int_max_str_digits(0)
+    out_fd = os.dup(1)
+    os.set_inheritable(out_fd, False)
+    Judge(payload, out_fd).run()
+
+
+if __name__ == "__main__":
+    main()
