@@ -2,11 +2,11 @@
 
 Weaker isolation than Docker, and documented as such. What is guaranteed:
 
-* When we are root, jobs run as ``nobody`` (65534) and a paired job's judge as another
-  unused uid (65533), so a job cannot write the host's files, fork-bomb past its process
-  limit, or signal, trace or read the runner or the judge (the runner is root and
-  non-dumpable; the judge's directory is 0700). When we are not root, every job and
-  judge runs as our own uid: the runner still ignores terminal signals and is
+* When we are root, each runner's jobs run as a uid of their own and a paired job's judge
+  as another (both from a range no account uses), so a job cannot write the host's files,
+  fork-bomb past its process limit or into another runner's, or signal, trace or read the
+  runner or the judge (the runner is root and non-dumpable; the judge's directory is
+  0700). When we are not root, every job and judge runs as our own uid: the runner still ignores terminal signals and is
   non-dumpable, but a job could SIGKILL it and, without bwrap, read the judge's
   directory; a paired job then says ``details["judge_isolation"] == "same-uid"``.
 * Every job has rlimits, its own session, a scratch directory, a scrubbed environment;
@@ -27,6 +27,7 @@ import contextlib
 import glob
 import os
 import queue
+import secrets
 import shutil
 import subprocess
 import sys
@@ -41,8 +42,22 @@ from rewardsmith.sandbox.limits import ExecResult, Job, Limits
 from rewardsmith.sandbox.runner import SAFE_PATH, read_frame, write_frame
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py")
-NOBODY = 65534
-JUDGE_UID = 65533  # unused on Debian/Ubuntu (nobody is 65534); the judge's uid when we are root
+# When we are root, each runner gets a uid pair of its own from a range no account uses:
+# RLIMIT_NPROC counts the processes of a uid machine-wide, so with one shared uid a fork bomb
+# in one runner's job would make fork() (and bwrap's namespace set-up) fail in the jobs of
+# every other runner, and an IPC sweep could remove another runner's objects.
+UID_RANGE = range(3_000_000, 4_000_000, 2)  # candidate uid; the judge's is the next one
+_taken: set[int] = set()
+_taken_lock = threading.Lock()
+
+
+def _uid_pair() -> tuple[int, int]:
+    with _taken_lock:
+        while True:
+            uid = secrets.choice(UID_RANGE)
+            if uid not in _taken:
+                _taken.add(uid)
+                return uid, uid + 1
 _GRACE_S = 5.0  # beyond a job's wall limit, how long we wait for the runner itself
 # Runners are started from one long-lived thread: their PR_SET_PDEATHSIG fires when the
 # *thread* that forked them exits, and run_batch's worker threads come and go.
@@ -97,18 +112,19 @@ class _LocalRunner:
         for path in (self.workdir, self.scratch, self.judge_dir):
             os.makedirs(path, mode=0o700)
         root = os.getuid() == 0
-        self.run_as = NOBODY if root else None
-        self.judge_as = JUDGE_UID if root else None
+        candidate_uid, judge_uid = _uid_pair() if root else (None, None)
+        self.run_as, self.judge_as = candidate_uid, judge_uid
         if root:
             os.chmod(self.root, 0o755)
-            for path, uid in ((self.workdir, NOBODY), (self.scratch, NOBODY), (self.judge_dir, JUDGE_UID)):
+            owners = ((self.workdir, candidate_uid), (self.scratch, candidate_uid), (self.judge_dir, judge_uid))
+            for path, uid in owners:
                 os.chown(path, uid, uid)
         self.prefix: list[str] | None = None
         self.judge_prefix: list[str] | None = None
         args = [sys.executable, "-I", str(RUNNER_SOURCE), self.workdir, "--scratch", self.scratch,
                 "--judge-dir", self.judge_dir]
         if root:
-            args += ["--run-as", str(NOBODY), "--judge-as", str(JUDGE_UID)]
+            args += ["--run-as", str(candidate_uid), "--judge-as", str(judge_uid)]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"})
         hello = read_frame(self.proc.stdout)
         if not hello or not hello.get("ready"):

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import base64
 import copy
+import hashlib
 import json
+import pickle
 import re
 import secrets
 import time
@@ -47,6 +49,7 @@ from rewardsmith.verifiers.code_tests import (
     extract_code,
     from_dataset,
     normalize_tests,
+    safe_repr,
     short,
     values_equal,
 )
@@ -252,8 +255,9 @@ class CodeVerifier(Verifier):
         prelude = ""
         if self.language == "python" and suite.form in ("script", "call") and isinstance(sample.prompt, str):
             code, prelude = assemble_code(code, sample.prompt, suite.entry_point, self.prepend_prompt)
-        key = json.dumps([code, prelude, suite.form, suite.code, suite.cases, suite.entry_point, suite.setup,
-                          suite.checker], sort_keys=True, default=repr)
+        # pickle, not json: a case may hold ints past Python's 4,300-digit str limit.
+        key = hashlib.sha256(pickle.dumps([code, prelude, suite.form, suite.code, suite.cases, suite.entry_point,
+                                           suite.setup, suite.checker])).hexdigest()
         if suite.form == "stdio":
             check = self._check_stdio(code, suite)
         elif suite.form == "pytest":
@@ -525,7 +529,8 @@ def _judge_call(test: dict[str, Any], data: Mapping[str, Any], case: Mapping[str
 
 
 def call_name(entry_point: str, case: Mapping[str, Any]) -> str:
-    parts = [repr(a) for a in case.get("args", [])] + [f"{k}={v!r}" for k, v in case.get("kwargs", {}).items()]
+    parts = [short(safe_repr(a), 60) for a in case.get("args", [])] + [
+        f"{k}={short(safe_repr(v), 60)}" for k, v in case.get("kwargs", {}).items()]
     return short(f"{entry_point}({', '.join(parts)})", 160)
 
 

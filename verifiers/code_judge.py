@@ -529,7 +529,9 @@ class Judge:
         defined = self.load(count)
         called = set(p.get("called") or ())
         keep = {n for n in called if n in defined}
-        if {n for n in keep if n not in builtins.__dict__}:
+        if self.entry_point:  # the function under test is named: no other name of the solution shadows ours
+            keep = {self.entry_point}
+        elif {n for n in keep if n not in builtins.__dict__}:
             keep = {n for n in keep if n not in builtins.__dict__}
         for name in sorted(set(p.get("needed") or ()) | ({self.entry_point} if self.entry_point else set())):
             if name not in defined or name in RESERVED:

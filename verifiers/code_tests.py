@@ -297,10 +297,12 @@ def values_equal(actual: Any, expected: Any, rel_tol: float = 1e-6, abs_tol: flo
     if te in (set, frozenset) or ta in (set, frozenset):
         return te in (set, frozenset) and ta in (set, frozenset) and actual == expected
     if te in (list, tuple):
+        if ta.__module__ == "collections" and ta.__name__ == "deque":
+            actual, ta = list(actual), list
         return ta in (list, tuple) and len(actual) == len(expected) and all(
             values_equal(a, e, rel_tol, abs_tol) for a, e in zip(actual, expected, strict=True))
-    if te is dict:
-        if ta is not dict or len(actual) != len(expected):
+    if te is dict:  # a Counter, OrderedDict or defaultdict returned for a JSON object compares as a dict
+        if not isinstance(actual, dict) or len(actual) != len(expected):
             return False
         keys = {_key(k): k for k in actual}
         for key, value in expected.items():
@@ -320,8 +322,21 @@ def _key(key: Any) -> str:
 
 
 def short(value: Any, limit: int = 120) -> str:
-    text = value if isinstance(value, str) else repr(value)
+    """A value for a message, cut to ``limit``; never fails (an int past Python's 4,300-digit
+    str limit is shown by its size)."""
+    text = value if isinstance(value, str) else safe_repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def safe_repr(value: Any) -> str:
+    try:
+        return repr(value)
+    except ValueError:  # an int over the str-conversion limit, somewhere inside
+        if isinstance(value, int):
+            return f"<int of {value.bit_length()} bits>"
+        if isinstance(value, list | tuple):
+            return "[" + ", ".join(safe_repr(v) for v in value[:20]) + (", …]" if len(value) > 20 else "]")
+        return f"<{type(value).__name__} holding a very large int>"
 
 
 # -- stdin/stdout checkers --------------------------------------------------------
