@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from rewardsmith.verifiers import STATUSES, Sample, Verdict, Verifier
+from rewardsmith.verifiers.core import COMPLETION_ERROR
 
 OnError = Literal["zero", "raise"]
 ON_ERROR_CHOICES: tuple[str, ...] = ("zero", "raise")
@@ -42,18 +43,34 @@ class RewardError(RuntimeError):
     """A verdict had ``status=error`` and the policy is ``raise``."""
 
 
-def split_response(query: str, prompt: str | None) -> str:
-    """The response part of an OpenRLHF query (prompt + response, special tokens kept).
+_LEADING_SPECIAL = re.compile(r"^(?:\s*(?:<\|[^|<>\s]{1,40}\|>|<s>|<bos>|<BOS>|\[BOS\]|\[CLS\]))*")
+MIN_PROMPT_OVERLAP = 32  # characters of a truncated prompt's tail the query must start with
 
-    The query starts with the prompt text, possibly after a BOS token the decoder put back,
-    so the response is what follows the first occurrence of the prompt. A prompt that is
-    not found (truncated by ``prompt_max_len``) leaves the whole query as the response.
+
+def split_response(query: str, prompt: str | None) -> str | None:
+    """The response part of an OpenRLHF query (prompt + response, special tokens kept), or
+    None when it cannot be told apart from the prompt.
+
+    The query starts with the prompt (after any special tokens the decoder put back), or,
+    when OpenRLHF cut a long prompt to ``prompt_max_len``, with a tail of it: the response is
+    what follows the longest tail of the prompt the query *starts* with. Anchored at the
+    start, so a response that repeats the prompt cannot move the split; and a query that
+    starts with no tail of the prompt is None, never scored whole (the prompt's own numbers
+    would then be graded as the answer).
     """
-    if prompt:
-        at = query.find(prompt)
-        if at >= 0:
-            query = query[at + len(prompt):]
-    return _TRAILING_SPECIAL.sub("", query)
+    if not prompt:
+        return _TRAILING_SPECIAL.sub("", query)
+    lead = _LEADING_SPECIAL.match(query)
+    bodies = [query] if lead is None or not lead.group(0) else [query, query[lead.end():]]
+    for body in bodies:
+        if body.startswith(prompt):
+            return _TRAILING_SPECIAL.sub("", body[len(prompt):])
+    shortest = min(len(prompt), MIN_PROMPT_OVERLAP)
+    for body in bodies:
+        for start in range(1, len(prompt) - shortest + 1):  # longest tail first
+            if body.startswith(prompt[start:]):
+                return _TRAILING_SPECIAL.sub("", body[len(prompt) - start:])
+    return None
 
 
 def to_samples(
@@ -79,7 +96,12 @@ def to_samples(
             fields.update(label)
         elif label is not None:
             fields[label_field] = label
-        out.append(Sample(prompt=prompt or "", completion=split_response(query, prompt), fields=fields))
+        response = split_response(query, prompt)
+        if response is None:
+            fields[COMPLETION_ERROR] = ("the query does not start with the prompt or a tail of it, so the response "
+                                        "cannot be told apart from the prompt; was the prompt changed after "
+                                        "OpenRLHF templated it?")
+        out.append(Sample(prompt=prompt or "", completion=response, fields=fields))
     return out
 
 

@@ -527,3 +527,13 @@ def test_blind_free_form_pairs_recall_and_false_positives() -> None:
     positives = [s for r, s in zip(rows, said, strict=True) if r["equivalent"]]
     assert false_positives == []
     assert sum(positives) / len(positives) >= 0.9
+
+
+def test_a_missing_completion_is_invalid_input_not_an_unanswered_one():
+    from rewardsmith.verifiers import Sample, build
+
+    missing, empty = build({"type": "math", "workers": 0}).verify_batch(
+        [Sample(prompt="p", completion=None, fields={"answer": "4"}),
+         Sample(prompt="p", completion="", fields={"answer": "4"})])
+    assert missing.status == "invalid_input" and "no completion" in missing.feedback
+    assert empty.status == "no_answer" and empty.score == 0.0  # saying nothing is a real (empty) generation

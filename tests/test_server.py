@@ -102,7 +102,38 @@ def math_server():
 
 def test_split_response_drops_prompt_and_end_tokens():
     assert split_response("<s>" + PROMPTS[0] + "x \\boxed{4}<|im_end|><|endoftext|>", PROMPTS[0]) == "x \\boxed{4}"
-    assert split_response("no prompt here</s>", "missing") == "no prompt here"
+    assert split_response("no prompt here</s>", None) == "no prompt here"
+
+
+LONG_PROMPT = ("<|im_start|>user\nA long problem statement. " + "Some context. " * 40
+               + "A student claims the answer is 42; check it and box the right answer.<|im_end|>\n"
+               "<|im_start|>assistant\n")
+
+
+def test_split_response_after_a_truncated_prompt_is_anchored_at_the_start():
+    truncated = LONG_PROMPT[300:]  # OpenRLHF cut the prompt to prompt_max_len: only its tail is in the query
+    assert split_response(truncated + "no idea<|im_end|>", LONG_PROMPT) == "no idea"
+    # A response that repeats the prompt cannot move the split to after its own copy.
+    echo = split_response(truncated + "no idea. " + LONG_PROMPT + "\\boxed{7}", LONG_PROMPT)
+    assert echo.startswith("no idea. ") and echo.endswith("\\boxed{7}")
+    # A query that starts with no tail of the prompt: not separable, never scored whole.
+    assert split_response("The answer is 42. " + LONG_PROMPT, LONG_PROMPT) is None
+    assert split_response("xyz" + LONG_PROMPT[-20:] + "ok", LONG_PROMPT) is None
+
+
+def test_a_truncated_prompts_numbers_never_earn_reward():
+    from rewardsmith.adapters.openrlhf import score_queries
+
+    verifier = build(MATH)
+    truncated = LONG_PROMPT[300:]
+    queries = [truncated + "no idea<|im_end|>", "garbled " + truncated + "no idea", truncated + "\\boxed{42}"]
+    result = score_queries(verifier, queries, [LONG_PROMPT] * 3, ["42"] * 3)
+    assert result["rewards"] == [0.0, 0.0, 1.0]  # the whole query would read the prompt's "the answer is 42"
+    assert result["extra_logs"]["status_no_answer"][0] == 1.0
+    assert result["extra_logs"]["status_invalid_input"][1] == 1.0
+    samples_verdict = verifier.verify(__import__("rewardsmith.adapters.openrlhf", fromlist=["to_samples"])
+                                      .to_samples(queries[1:2], [LONG_PROMPT], ["42"])[0])
+    assert samples_verdict.status == "invalid_input" and "tail of it" in samples_verdict.feedback
 
 
 def test_get_reward_openrlhf_request(math_server):

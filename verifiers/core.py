@@ -121,6 +121,9 @@ class Verdict:
         )
 
 
+COMPLETION_ERROR = "completion_error"
+
+
 def read_completion(sample: Sample) -> str | Verdict:
     """The completion's text, or an ``invalid_input`` verdict saying why there is none.
 
@@ -128,8 +131,8 @@ def read_completion(sample: Sample) -> str | Verdict:
     invalid input would let a policy dodge length and format penalties by saying nothing.
     """
     completion = sample.completion
-    if completion is None:
-        return invalid_input("sample has no completion")
+    if completion is None:  # an adapter that could not find the completion says why in this field
+        return invalid_input(str(sample.get(COMPLETION_ERROR) or "sample has no completion"))
     if isinstance(completion, str):
         return completion
     if isinstance(completion, Sequence) and all(isinstance(m, Mapping) for m in completion):

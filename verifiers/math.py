@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rewardsmith.verifiers.core import Sample, Verdict, Verifier, all_filled, error, invalid_input
+from rewardsmith.verifiers.core import Sample, Verdict, Verifier, all_filled, error, invalid_input, read_completion
 from rewardsmith.verifiers.math_extract import MAX_STATEMENTS, METHODS, Extraction, extract_answer, extract_gold
 from rewardsmith.verifiers.math_leniency import Leniency
 from rewardsmith.verifiers.registry import register
@@ -183,10 +183,13 @@ class MathVerifier(Verifier):
         unique: dict[tuple[str, str], list[int]] = {}
         for i, sample in enumerate(samples):
             gold = sample.get(self.answer_field)
+            text = read_completion(sample)
             if gold is None or str(gold).strip() == "":
                 out[i] = invalid_input(f"sample has no {self.answer_field!r} field to compare against")
+            elif isinstance(text, Verdict):  # no completion at all is the row's fault, not an unanswered one
+                out[i] = text
             else:
-                unique.setdefault((str(gold), sample.completion_text), []).append(i)
+                unique.setdefault((str(gold), text), []).append(i)
         # Sorted by gold: pool chunks are contiguous, so a chunk shares its gold parses.
         items = sorted(unique, key=lambda item: item[0])
         for item, verdict in zip(items, self._grade(items), strict=True):
