@@ -1,9 +1,14 @@
 """TRL glue: reward functions for ``GRPOTrainer`` and exporters to ``RewardTrainer`` / DPO pairs.
 
-``GRPOTrainer(..., reward_funcs=reward_funcs("reward.yaml"))`` gets one callable per
-component of the spec (``components()``: the parts of a ``weighted``/``min``/``max``/``gate``
-spec, the routes of a ``route`` spec; a plain verifier is one component), each named
-``rewardsmith_<part>`` so TRL logs ``rewards/rewardsmith_<part>/mean`` per part.
+``GRPOTrainer(..., reward_funcs=reward_funcs("reward.yaml"), args=GRPOConfig(...,
+reward_weights=reward_weights("reward.yaml")))``: TRL sums its reward functions, weighted,
+so a spec is split into one callable per part only where that sum IS the spec's reward: the
+parts of a top-level ``weighted`` spec, each named ``rewardsmith_<part>`` (TRL logs
+``rewards/rewardsmith_<part>/mean``) with the part's weight in ``reward_weights``. Every other
+spec (``gate``, ``min``, ``max``, ``route``, a plain verifier) is ONE callable returning the
+spec's score, and its components are logged as metrics (``log_metric``:
+``rewardsmith_<name>/component/<part>``): summing a gate's parts would pay a well-formatted
+wrong answer.
 
 TRL calls each reward function with ``prompts``, ``completions`` (strings, or chat messages
 when the prompts are chat), ``completion_ids``, every dataset column as a list, and
@@ -11,15 +16,14 @@ when the prompts are chat), ``completion_ids``, every dataset column as a list, 
 share a scorer: the whole spec is verified ONCE per batch (so each part's ``verify_batch``
 runs once, with its pools and caches) and every callable returns its own part.
 
-Each callable returns the part's raw score (so the logged means read as the part's reward).
-TRL sums the callables weighted by ``GRPOConfig.reward_weights``: pass
-``reward_weights(spec)`` there to make the sum equal a ``weighted`` spec's score. For ``route``
-specs a row's other routes return None (TRL's nansum skips them), so the sum is the routed score;
-for ``gate``/``min``/``max`` the sum of parts is not the composite: use ``split=False``.
+Each split callable returns its part's raw score, so ``reward_weights(spec)`` makes TRL's
+weighted sum equal the ``weighted`` spec's score.
 
 Error policy (``on_error``) for ``status=error`` verdicts: ``"none"`` (default) returns None,
 which TRL turns into NaN and leaves out of the sum and the means; ``"zero"`` returns 0.0;
-``"raise"`` raises :class:`RewardError`, stopping the run.
+``"raise"`` raises :class:`RewardError`, stopping the run. In a split spec a row whose spec
+verdict is an error gets that treatment from EVERY callable (TRL would otherwise add the
+other parts' rewards and pay the row as if the failed part scored 0).
 """
 
 from __future__ import annotations
@@ -145,11 +149,13 @@ class RewardFunc:
         parts = [self._part(v) for v in verdicts]
         if self.log:
             _log(self.__name__, parts, kwargs)
+            if self.part is None:
+                _log_components(self.__name__, verdicts, kwargs)
         return [self._reward(status, score, feedback) for status, score, feedback, _ in parts]
 
     def _part(self, verdict: Verdict) -> tuple[str | None, float | None, str, Any]:
         """(status, score, feedback, extracted) of this callable's part; status None: not applicable."""
-        if self.part is None:
+        if self.part is None or verdict.status == "error":  # an error row is an error in every part
             return verdict.status, verdict.score, verdict.feedback, verdict.details.get("extracted")
         if self.part not in verdict.components:
             return None, None, "", None  # e.g. a route this row did not take
@@ -199,14 +205,32 @@ def _log(name: str, parts: Sequence[tuple[str | None, float | None, str, Any]], 
             log_metric(f"{name}/status/{status}", applicable.count(status) / len(applicable))
 
 
+def _log_components(name: str, verdicts: Sequence[Verdict], kwargs: Mapping[str, Any]) -> None:
+    """Each component's mean score (over the rows it applies to) as a metric of the one callable."""
+    log_metric: Callable[[str, float], None] | None = kwargs.get("log_metric")
+    if not callable(log_metric):
+        return
+    scores: dict[str, list[float]] = {}
+    for verdict in verdicts:
+        for part, score in verdict.components.items():
+            if score is not None:
+                scores.setdefault(part, []).append(float(score))
+    for part, values in scores.items():
+        log_metric(f"{name}/component/{part}", sum(values) / len(values))
+
+
+def is_additive(verifier: Verifier) -> bool:
+    """Whether TRL's weighted sum of the parts' scores is the spec's score: a ``weighted`` spec."""
+    return verifier.name == "weighted" and len(verifier.components()) > 1
+
+
 def _make(spec: Spec, columns: Mapping[str, str] | None, on_error: str, split: bool, log: bool,
           cls: type[RewardFunc]) -> list[RewardFunc]:
     verifier = build(spec)
     scorer = _Scorer(verifier, columns or {})
-    parts = verifier.components()
-    if not split or list(parts.values()) == [verifier]:
+    if not split or not is_additive(verifier):
         return [cls(scorer, None, PREFIX + _ident(verifier.name), on_error, log)]
-    return [cls(scorer, part, PREFIX + _ident(part), on_error, log) for part in parts]
+    return [cls(scorer, part, PREFIX + _ident(part), on_error, log) for part in verifier.components()]
 
 
 def _ident(name: str) -> str:
@@ -232,16 +256,13 @@ def async_reward_funcs(spec: Spec = "math", **options: Any) -> list[RewardFunc]:
     return reward_funcs(spec, **{**options, "asynchronous": True})
 
 
-def reward_weights(spec: Spec) -> list[float]:
-    """``GRPOConfig.reward_weights`` matching the split callables: a ``weighted`` spec's weights, else 1s."""
+def reward_weights(spec: Spec, *, split: bool = True) -> list[float]:
+    """``GRPOConfig.reward_weights`` matching :func:`reward_funcs` (same ``split``): a split
+    ``weighted`` spec's weights (normalized as the spec normalizes), else ``[1.0]``."""
     verifier = build(spec)
-    parts = verifier.components()
-    if list(parts.values()) == [verifier]:
+    if not split or not is_additive(verifier):
         return [1.0]
-    weights = getattr(verifier, "weights", None)
-    if weights is not None and len(weights) == len(parts):
-        return [float(w) for w in weights]
-    return [1.0] * len(parts)
+    return [float(w) for w in verifier.weights]
 
 
 # --------------------------------------------------------------------------- exporters

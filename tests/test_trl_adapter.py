@@ -18,7 +18,7 @@ from rewardsmith.adapters.trl import (
     reward_funcs,
     reward_weights,
 )
-from rewardsmith.verifiers import Sample, Verdict, Verifier, register
+from rewardsmith.verifiers import Sample, Verdict, Verifier, build, register
 
 MATH_FORMAT = {"type": "weighted", "parts": [{"type": "math", "workers": 0}, "format"], "weights": [1.0, 0.5]}
 GOOD = "<think>2+2</think><answer>4</answer>"
@@ -57,7 +57,27 @@ def test_one_callable_per_component_with_distinct_names():
     assert [f.__name__ for f in reward_funcs("math")] == ["rewardsmith_math"]
     assert [f.__name__ for f in reward_funcs(MATH_FORMAT, split=False)] == ["rewardsmith_weighted"]
     assert reward_weights(MATH_FORMAT) == [1.0, 0.5]
+    assert reward_weights(MATH_FORMAT, split=False) == [1.0]  # one function, one weight: what TRL accepts
     assert reward_weights("format") == [1.0]
+
+
+@pytest.mark.parametrize("kind", ["gate", "min", "max", "route"])
+def test_a_spec_that_is_not_a_sum_is_one_callable(kind):
+    parts = [{"type": "format"}, {"type": "math", "workers": 0}]
+    spec = {"gate": {"type": "gate", "when": "format", "then": {"type": "math", "workers": 0}},
+            "min": {"type": "min", "parts": parts}, "max": {"type": "max", "parts": parts},
+            "route": {"type": "route", "routes": {"gsm8k": {"type": "math", "workers": 0}, "fmt": "format"}}}[kind]
+    funcs = reward_funcs(spec)
+    assert [f.__name__ for f in funcs] == [f"rewardsmith_{kind}"] and reward_weights(spec) == [1.0]
+    wrong = "<think>x</think><answer>5</answer>"  # well formatted, wrong: a summed gate would pay it 1
+    prompts, completions = ["q"] * 3, [GOOD, wrong, "4"]
+    kwargs = {"answer": ["4"] * 3, "data_source": ["gsm8k", "gsm8k", "fmt"]}
+    expected = [v.score for v in build(spec).verify_batch(
+        [Sample(prompt="q", completion=c, fields={"answer": "4", "data_source": d})
+         for c, d in zip(completions, kwargs["data_source"], strict=True)])]
+    assert funcs[0](prompts, completions, **kwargs) == expected
+    if kind == "gate":
+        assert expected[1] == 0.0
 
 
 def test_scores_text_completions_from_the_answer_column():
@@ -108,21 +128,17 @@ def test_on_error_raise():
         reward_funcs("math", on_error="skip")
 
 
-def test_on_error_applies_to_a_part_of_a_composite():
-    funcs = reward_funcs({"type": "weighted", "parts": ["test_trl_erroring", "format"]}, on_error="zero")
+def test_an_error_in_one_part_is_an_error_in_every_split_callable():
+    spec = {"type": "weighted", "parts": ["test_trl_erroring", "format"]}
+    funcs = reward_funcs(spec, on_error="zero")
     assert [f.__name__ for f in funcs] == ["rewardsmith_erroring", "rewardsmith_format"]
     erroring, fmt = funcs
     assert erroring(["p"], ["boom"]) == [0.0]
     assert fmt(["p"], ["boom"]) == [0.0]
-
-
-def test_route_components_return_none_for_rows_of_other_routes():
-    spec = {"type": "route", "routes": {"gsm8k": {"type": "math", "workers": 0}, "fmt": "format"}}
-    gsm8k, fmt = reward_funcs(spec)
-    kwargs = {"answer": ["4", "4"], "data_source": ["gsm8k", "fmt"]}
-    completions = [GOOD, GOOD]
-    assert gsm8k(["q", "q"], completions, **kwargs) == [1.0, None]
-    assert fmt(["q", "q"], completions, **kwargs) == [None, 1.0]
+    erroring, fmt = reward_funcs(spec)  # on_error none: TRL must not add the format part's reward
+    completions = ["<think>a</think><answer>boom</answer>", "<think>a</think><answer>1</answer>"]
+    assert erroring(["p", "p"], completions) == [None, 1.0]
+    assert fmt(["p", "p"], completions) == [None, 1.0]
 
 
 def test_log_extra_and_log_metric():
@@ -251,12 +267,56 @@ def test_grpo_trainer_runs_with_our_rewards(tmp_path):
     assert funcs[0].scorer.batches == 2  # both parts scored by one verification per step
 
 
-def test_gate_parts_then_is_missing_when_the_gate_fails():
+def test_one_callable_logs_its_components_as_metrics():
     spec = {"type": "gate", "when": "format", "then": {"type": "math", "workers": 0}}
-    fmt, math = reward_funcs(spec)
-    assert (fmt.__name__, math.__name__) == ("rewardsmith_format", "rewardsmith_math")
-    kwargs = {"answer": ["4", "4"]}
-    assert fmt(["q", "q"], [GOOD, "4"], **kwargs) == [1.0, 0.0]
-    assert math(["q", "q"], [GOOD, "4"], **kwargs) == [1.0, None]
-    (whole,) = reward_funcs(spec, split=False)
-    assert whole(["q", "q"], [GOOD, "4"], **kwargs) == [1.0, 0.0]
+    (whole,) = reward_funcs(spec)
+    log = Log()
+    assert whole(["q", "q"], [GOOD, "4"], answer=["4", "4"], log_metric=log.log_metric) == [1.0, 0.0]
+    assert log.metrics["rewardsmith_gate/component/format"] == 0.5
+    assert log.metrics["rewardsmith_gate/component/math"] == 1.0  # only the row that reached it
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["gate", "min", "weighted"])
+def test_grpo_trainer_total_reward_is_the_specs(tmp_path, kind):
+    """What TRL computes from our callables (its per-function rewards, weighted by its own
+    reward_weights, nansum) equals build(spec).verify on the same rows. The parts score a
+    dataset column (conftest's test_field_score), so the rewards differ by row whatever the
+    tiny model writes: a gate whose parts TRL summed would pay rows the gate refuses."""
+    pytest.importorskip("trl")
+    datasets = pytest.importorskip("datasets")
+    import torch
+    from trl import GRPOConfig, GRPOTrainer
+
+    from rewardsmith.verifiers.judge_backends import BackendError, smollm2_model_dir
+
+    try:
+        model_dir = smollm2_model_dir()
+    except BackendError as exc:
+        pytest.skip(str(exc))
+    s_part, t_part = {"type": "test_field_score", "field": "s"}, {"type": "test_field_score", "field": "t"}
+    spec = {"gate": {"type": "gate", "when": s_part, "then": t_part},
+            "min": {"type": "min", "parts": [s_part, t_part]},
+            "weighted": {"type": "weighted", "parts": [s_part, t_part], "weights": [1.0, 0.5]}}[kind]
+    rows = {"Say hi.": (0.2, 0.9), "Say yes.": (0.9, 0.3), "Say no.": (1.0, 1.0), "Say ok.": (0.0, 0.6)}
+    dataset = datasets.Dataset.from_list([{"prompt": [{"role": "user", "content": q}], "s": s_, "t": t_}
+                                          for q, (s_, t_) in rows.items()])
+    args = GRPOConfig(
+        output_dir=str(tmp_path), use_cpu=True, bf16=False, per_device_train_batch_size=8, num_generations=2,
+        max_completion_length=8, max_steps=1, report_to=[], logging_steps=1, save_strategy="no", seed=0,
+        reward_weights=reward_weights(spec),
+    )
+    trainer = GRPOTrainer(model=model_dir, reward_funcs=reward_funcs(spec), args=args, train_dataset=dataset)
+    trainer.train()
+    logs = trainer._logs
+    names = list(logs["rewards"])
+    assert len(names) == (2 if kind == "weighted" else 1)
+    per_func = torch.tensor([list(logs["rewards"][name]) for name in names], dtype=torch.float).T
+    totals = (per_func * trainer.reward_weights.unsqueeze(0)).nansum(dim=1).tolist()
+    prompts, completions = list(logs["prompt"]), list(logs["completion"])
+    assert len(totals) == len(completions) >= 4
+    fields = [dict(zip("st", rows[p[-1]["content"]], strict=True)) for p in prompts]
+    expected = [v.score for v in build(spec).verify_batch(
+        [Sample(prompt=p, completion=c, fields=f) for p, c, f in zip(prompts, completions, fields, strict=True)])]
+    assert totals == pytest.approx(expected), (names, totals, expected)
+    assert len(set(expected)) > 1  # the rows really differ: the comparison can fail
