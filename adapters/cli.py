@@ -67,7 +67,7 @@ waiting at most --batch-window-ms). SIGINT/SIGTERM finish in-flight requests fir
 
 examples:
   rewardsmith serve --reward math --port 8000
-  # OpenRLHF: --remote_rm_url http://127.0.0.1:8000/get_reward --label_key answer
+  # OpenRLHF 0.11: --reward.remote_url http://127.0.0.1:8000/get_reward --data.label_key answer
   rewardsmith serve --reward data/reward.yaml --workers 2 --max-queue 128
 """
 
@@ -77,7 +77,7 @@ reward_func(queries, prompts, labels, **kwargs), returning the same dict as the
 server's /get_reward (as torch tensors). OpenRLHF loads it by path:
 
   rewardsmith export openrlhf --reward math -o reward_func.py
-  # OpenRLHF: --remote_rm_url reward_func.py --label_key answer
+  # OpenRLHF 0.11: --reward.remote_url reward_func.py --data.label_key answer
 """
 
 
@@ -328,7 +328,7 @@ def _export(args: argparse.Namespace) -> int:
     except SpecError as exc:
         return _fail(f"bad --reward: {exc}")
     args.output.write_text(export_source(spec, args.label_field, args.on_error, args.output.name))
-    print(f"wrote {args.output}; OpenRLHF: --remote_rm_url {args.output}")
+    print(f"wrote {args.output}; OpenRLHF: --reward.remote_url {args.output} --data.label_key <your label column>")
     return 0
 
 

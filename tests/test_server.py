@@ -268,7 +268,7 @@ def test_graceful_shutdown_finishes_in_flight_request():
 def test_export_openrlhf_reward_func_matches_server(tmp_path, math_server):
     out = tmp_path / "reward_func.py"
     assert cli_main(["export", "openrlhf", "--reward", str(_spec_file(tmp_path)), "-o", str(out)]) == 0
-    # How OpenRLHF loads --remote_rm_url *.py: importlib from a path, then reward_func.
+    # How OpenRLHF loads --reward.remote_url *.py: importlib from a path, then reward_func.
     spec = importlib.util.spec_from_file_location("reward_func", str(out))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -323,3 +323,21 @@ def test_bad_spec_fails_at_build():
     with pytest.raises(ValueError, match="available"):
         build("no_such_reward_anywhere")
     assert cli_main(["serve", "--reward", "no_such_reward_anywhere"]) == 2
+
+
+def test_openrlhf_flags_are_the_ones_its_0_11_parser_declares(capsys, tmp_path):
+    """OpenRLHF 0.11.2's train_ppo_ray parser declares --reward.remote_url and --data.label_key
+    and rejects the older --remote_rm_url/--label_key (OpenRLHF needs ray, vLLM and CUDA, so its
+    parser cannot be built here; the names are checked against that release's source)."""
+    from rewardsmith.adapters.openrlhf import export_source
+
+    texts = [export_source("math", filename="reward_func.py")]
+    for command in (["serve", "--help"], ["export", "openrlhf", "--help"]):
+        with pytest.raises(SystemExit):
+            cli_main(command)
+        texts.append(capsys.readouterr().out)
+    cli_main(["export", "openrlhf", "--reward", "math", "-o", str(tmp_path / "reward_func.py")])
+    texts.append(capsys.readouterr().out)
+    for text in texts:
+        assert "--reward.remote_url" in text, text[:300]
+        assert "--remote_rm_url" not in text and " --label_key" not in text
