@@ -38,7 +38,7 @@ from rewardsmith.verifiers.registry import build
 DEFAULT_SPEC = "math"
 ENV_SPEC = "REWARDSMITH_REWARD"
 ENV_ON_ERROR = "REWARDSMITH_ON_ERROR"
-EXTRA_KEYS = ("acc", "status", "pred", "error")
+EXTRA_KEYS = ("acc", "status", "pred", "error", "invalid")
 
 _lock = threading.Lock()
 _spec: Any = None
@@ -99,12 +99,13 @@ def _result(verdict: Verdict) -> dict[str, Any]:
         "status": verdict.status,
         "pred": _pred(verdict),
         "error": 1.0 if failed else 0.0,
+        "invalid": 1.0 if verdict.status == "invalid_input" else 0.0,  # numeric: verl's metrics drop strings
     }
 
 
 def compute_score(data_source: Any = None, solution_str: str = "", ground_truth: Any = None,
                   extra_info: Mapping[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
-    """verl's per-sample reward: ``{"score", "acc", "status", "pred", "error"}``."""
+    """verl's per-sample reward: ``{"score", "acc", "status", "pred", "error", "invalid"}``."""
     return _result(verifier().verify_batch([_sample(data_source, solution_str, ground_truth, extra_info)])[0])
 
 
@@ -113,6 +114,10 @@ def compute_score_batch(data_sources: Sequence[Any] = (), solution_strs: Sequenc
                         extra_infos: Sequence[Mapping[str, Any] | None] | None = None,
                         **kwargs: Any) -> list[dict[str, Any]]:
     """verl's ``batch`` reward manager form: one dict per sample, one ``verify_batch`` in all."""
+    per_sample = sorted(k for k in ("data_source", "solution_str", "ground_truth", "extra_info") if k in kwargs)
+    if per_sample:  # a per-sample reward manager calling the batch form would get [] and train on nothing
+        raise TypeError(f"compute_score_batch was called per sample (with {', '.join(per_sample)}): point verl's "
+                        "custom reward function at compute_score, or use a batch reward manager")
     n = len(solution_strs)
     truths = list(ground_truths) if ground_truths is not None else [None] * n
     infos = list(extra_infos) if extra_infos is not None else [None] * n

@@ -50,6 +50,7 @@ def test_routing_by_data_source(module):
     other = module.compute_score(data_source="unknown", solution_str=GOOD, ground_truth="4")
     assert (math["score"], fmt["score"], fmt_ok["score"], other["score"]) == (1.0, 0.0, 1.0, 0.0)
     assert other["status"] == "invalid_input"
+    assert (other["invalid"], math["invalid"]) == (1.0, 0.0)  # numeric: verl's metrics drop strings
     assert len({tuple(sorted(r)) for r in (math, fmt, fmt_ok, other)}) == 1
 
 
@@ -60,6 +61,12 @@ def test_batch_form(module):
     )
     assert [r["score"] for r in out] == [1.0, 0.0]
     assert len({tuple(sorted(r)) for r in out}) == 1
+
+
+def test_batch_form_called_per_sample_is_a_clear_error_not_an_empty_list(module):
+    # What verl's per-sample reward manager does with the configured function.
+    with pytest.raises(TypeError, match=r"called per sample.*compute_score"):
+        module.compute_score_batch(data_source="gsm8k", solution_str=GOOD, ground_truth="4", extra_info=None)
 
 
 def test_spec_from_environment_and_dict_ground_truth(module, monkeypatch):
