@@ -39,7 +39,7 @@ from functools import lru_cache
 from typing import Any
 
 from rewardsmith.sandbox.limits import ExecResult, Job, Limits, Peer
-from rewardsmith.verifiers.code_harness import CANDIDATE_PROGRAM, JUDGE_PROGRAM, prepare_pytest, prepare_script
+from rewardsmith.verifiers.code_harness import candidate_program, judge_program, prepare_pytest, prepare_script
 from rewardsmith.verifiers.code_tests import (
     CHECKERS,
     TestsError,
@@ -292,9 +292,9 @@ class CodeVerifier(Verifier):
         # Every test has its own limit inside the judge; the job's wall clock is their sum
         # (plus loading the solution and starting up), capped.
         wall = min(self.timeout_s * (count + 2) + 2.0, self.max_job_s)
-        judge = Peer(command=[self.python, "-I", "-c", JUDGE_PROGRAM], stdin=json.dumps(payload),
+        judge = Peer(command=[self.python, "-I", "-c", judge_program()], stdin=json.dumps(payload),
                      env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-        job = Job(command=[self.python, "-I", "-c", CANDIDATE_PROGRAM], files={"solution.py": code}, judge=judge,
+        job = Job(command=[self.python, "-I", "-c", candidate_program()], files={"solution.py": code}, judge=judge,
                   limits=self._limits(wall, output_bytes=self.output_bytes + 4096 * (count + 4)))
         (result,) = yield [job]
         records = parse_records(result.stdout, nonce)

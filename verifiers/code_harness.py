@@ -12,6 +12,7 @@ and record, and the names the tests use are listed so the judge fetches only tho
 the solution.
 """
 
+import functools
 from pathlib import Path
 
 _HERE = Path(__file__).parent
@@ -53,10 +54,16 @@ def bootstrap(source: str, name: str) -> str:
     )
 
 
-JUDGE_SOURCE = sandbox_source("code_wire.py", "code_judge.py")
-CANDIDATE_SOURCE = sandbox_source("code_wire.py", "code_candidate.py")
-JUDGE_PROGRAM = bootstrap(JUDGE_SOURCE, "<judge>")
-CANDIDATE_PROGRAM = bootstrap(CANDIDATE_SOURCE, "<candidate>")
+@functools.cache
+def judge_program() -> str:
+    """The judge's ``-c`` program, built on first use (not at import: ``build()`` imports every verifier)."""
+    return bootstrap(sandbox_source("code_wire.py", "code_judge.py"), "<judge>")
+
+
+@functools.cache
+def candidate_program() -> str:
+    """The candidate's ``-c`` program, built on first use."""
+    return bootstrap(sandbox_source("code_wire.py", "code_candidate.py"), "<candidate>")
 
 
 def prepare_script(tests: str, entry_point: str | None = None) -> dict:
@@ -77,7 +84,7 @@ def prepare_script(tests: str, entry_point: str | None = None) -> dict:
     whole = not names
     if whole:
         names = [f"check({entry_point})" if check_mode else "tests"]
-    statements = [[ast.unparse(node), node.name if isinstance(node, ast.ClassDef) else None] for node in tree.body]
+    statements = [ast.unparse(node) for node in tree.body]
     return {"names": names, "check_mode": check_mode, "whole": whole, "statements": statements, "called": called,
             "needed": needed}
 

@@ -67,14 +67,11 @@ class CandidateGone(Exception):
 class Candidate:
     """The judge's handle on the candidate's keeper and its current worker."""
 
-    def __init__(self, setup, cap):
+    def __init__(self, setup):
         self.control = Channel(socket.socket(fileno=3))
         self.setup = setup
-        self.cap = cap
         self.channel = None
         self.generation = 0
-        self.names = None
-        self.load_problem = None
         self.output = {"out": "", "err": "", "out_size": 0, "err_size": 0}
 
     # -- workers --------------------------------------------------------------------------
@@ -362,9 +359,8 @@ class Judge:
         self.timeout_s = float(payload.get("timeout_s", 5.0))
         self.cap = int(payload.get("output_bytes", 1 << 20))
         self.entry_point = payload.get("entry_point")
-        self.candidate = Candidate(payload.get("setup") or "", self.cap)
+        self.candidate = Candidate(payload.get("setup") or "")
         self.ended = set()
-        self.current = None
         self.started = 0.0
         signal.signal(signal.SIGALRM, self._alarm)
 
@@ -390,7 +386,6 @@ class Judge:
 
     def begin(self, k):
         self.disarm()
-        self.current = k
         self.candidate.output = {"out": "", "err": "", "out_size": 0, "err_size": 0}
         self.started = time.monotonic()
         self.arm(self.timeout_s)
@@ -398,7 +393,6 @@ class Judge:
     def end(self, k, exc, value=None, has_value=False):
         self.disarm()
         elapsed = time.monotonic() - self.started
-        self.current = None
         status, reason = self.classify(exc)
         result = {"i": k, "status": status, "reason": reason, "time_s": round(elapsed, 4),
                   "stdout": self.candidate.output["out"], "stderr": self.candidate.output["err"]}
@@ -411,8 +405,12 @@ class Judge:
         if k not in self.ended:
             self.ended.add(k)
             self.record(result)
-        if status in ("timeout", "memory_limit", "runtime_error", "output_limit", "unsupported_value") and \
-                (isinstance(exc, Timeout | CandidateGone | WireError) or self.candidate.channel is None):
+        if status != "passed":
+            self.recover_after(exc)
+
+    def recover_after(self, exc):
+        """After a failed test: a fresh worker when this one timed out, died or broke the protocol."""
+        if isinstance(exc, Timeout | CandidateGone | WireError) or self.candidate.channel is None:
             self.recover()
 
     def recover(self):
@@ -494,8 +492,7 @@ class Judge:
         if type(names) is not dict:
             self.fail_all(count, "runtime_error", "the solution's process broke the protocol")
             self.finish()
-        self.candidate.names = {str(k): str(v) for k, v in names.items()}
-        return self.candidate.names
+        return {str(k): str(v) for k, v in names.items()}
 
     def stand_in(self, name, kind):
         """What a test sees for a name the solution defines."""
@@ -519,8 +516,7 @@ class Judge:
         p = self.payload
         count = len(p["names"])
         self.record({"plan": p["names"]})
-        statements = [(compile(source, "<tests>", "exec", dont_inherit=True), class_name)
-                      for source, class_name in p["statements"]]
+        statements = [compile(source, "<tests>", "exec", dont_inherit=True) for source in p["statements"]]
         ns = {"__name__": "__tests__", "__builtins__": builtins}
         exec(compile(p.get("setup") or "", "<setup>", "exec", dont_inherit=True), ns)
         if p.get("prelude"):
@@ -555,7 +551,7 @@ class Judge:
         ns["__h_end"] = lambda k, exc: self.end(k, exc)
         try:
             def exec_tests():
-                for statement, _class_name in statements:
+                for statement in statements:
                     exec(statement, ns)
 
             if p["whole"] and not p["check_mode"]:
@@ -672,8 +668,8 @@ def run_pytest(judge):
         judge.record({"i": k, "name": nodeid, "status": status, "reason": reason,
                       "stdout": judge.candidate.output["out"], "stderr": judge.candidate.output["err"],
                       "time_s": round(time.monotonic() - judge.started, 4)})
-        if isinstance(exc, Timeout | CandidateGone | WireError) or judge.candidate.channel is None:
-            judge.recover()
+        if status != "passed":
+            judge.recover_after(exc)
 
     class Plugin:
         def pytest_collection_finish(self, session):

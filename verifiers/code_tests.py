@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
-from rewardsmith.verifiers.code_wire import decode
+from rewardsmith.verifiers.code_wire import TAGS, decode
 
 Form = Literal["script", "call", "stdio", "pytest"]
 CHECKERS = ("exact", "whitespace", "float", "tokens_ci")
@@ -249,10 +249,6 @@ def _call_case(item: Mapping[str, Any]) -> dict[str, Any]:
 # -- comparing results on the host -----------------------------------------------
 
 
-_TAGS = ("$int", "$float", "$tuple", "$set", "$frozenset", "$dict", "$complex", "$bytes", "$bytearray", "$range",
-         "$decimal", "$fraction", "$date", "$datetime", "$time", "$timedelta", "$deque", "$counter")
-
-
 def from_dataset(value: Any) -> Any:
     """A dataset's JSON value (args, expected) as Python values; values JSON cannot hold may be
     tagged the way the judge tags them (``{"$int": "0x…"}``, ``{"$tuple": [...]}``, ``{"$set": [...]}``)."""
@@ -263,7 +259,7 @@ def _to_wire(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_to_wire(v) for v in value]
     if isinstance(value, dict):
-        if len(value) == 1 and next(iter(value)) in _TAGS:
+        if len(value) == 1 and next(iter(value)) in TAGS:
             ((tag, inner),) = value.items()
             return {tag: _to_wire(inner)}
         return {"$dict": [[_to_wire(k), _to_wire(v)] for k, v in value.items()]}

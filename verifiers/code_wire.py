@@ -32,6 +32,9 @@ MAX_FRAME = 16 << 20  # bytes in one message
 MAX_DEPTH = 100  # nesting of containers in one value
 MAX_NODES = 2_000_000  # values in one message
 MAX_INT_BITS = 1 << 20  # about 315,000 decimal digits
+# Every tag a value may carry (the decoder's vocabulary; datasets may use it for expected values).
+TAGS = ("$int", "$float", "$tuple", "$set", "$frozenset", "$dict", "$complex", "$bytes", "$bytearray", "$range",
+        "$decimal", "$fraction", "$date", "$datetime", "$time", "$timedelta", "$deque", "$counter")
 _SAFE_INT = 1 << 53  # ints beyond this travel as hex, so any JSON reader keeps them exact
 
 
