@@ -73,13 +73,13 @@ class Summary:
         for name, score in (verdict.get("components") or {}).items():
             if score is not None:
                 self.components.setdefault(name, []).append(score)
-        for details in _nested_details(verdict.get("details") or {}):
-            if "cached" in details:
+        for _, part in Verdict.from_dict(verdict).walk():
+            if "cached" in part.details:
                 self.judge_calls += 1
-                self.judge_cached += bool(details["cached"])
-            if details.get("decided_by") == "judge":
+                self.judge_cached += bool(part.details["cached"])
+            if part.details.get("decided_by") == "judge":
                 self.cascade_to_judge += 1
-                self.overturned += bool(details.get("overturned"))
+                self.overturned += bool(part.details.get("overturned"))
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -95,17 +95,6 @@ class Summary:
             "judge": {"rows": self.judge_calls, "cache_hits": self.judge_cached,
                       "cascade_to_judge": self.cascade_to_judge, "overturned": self.overturned},
         }
-
-
-def _nested_details(details: dict[str, Any], depth: int = 0):
-    """A verdict's details and those of its parts (composites nest part verdicts by name)."""
-    yield details
-    if depth < 4:
-        for value in details.values():
-            if isinstance(value, dict):
-                inner = value.get("details") if isinstance(value.get("details"), dict) else None
-                if inner is not None:
-                    yield from _nested_details(inner, depth + 1)
 
 
 def output_row(row: Row, verdict: Verdict | None) -> dict[str, Any]:

@@ -156,19 +156,11 @@ class RewardFunc:
     def _part(self, verdict: Verdict) -> tuple[str | None, float | None, str, Any]:
         """(status, score, feedback, extracted) of this callable's part; status None: not applicable."""
         if self.part is None or verdict.status == "error":  # an error row is an error in every part
-            return verdict.status, verdict.score, verdict.feedback, verdict.details.get("extracted")
-        if self.part not in verdict.components:
-            return None, None, "", None  # e.g. a route this row did not take
-        inner = verdict.details.get(self.part)
-        if isinstance(inner, Mapping) and "status" in inner:
-            extracted = inner.get("details", {}).get("extracted") if isinstance(inner.get("details"), Mapping) else None
-            return inner["status"], float(inner.get("score", 0.0)), str(inner.get("feedback", "")), extracted
-        score = verdict.components[self.part]
-        if score is None:
-            # A part without its own verdict in details scored None: an error when the whole
-            # verdict is one (route), otherwise not applicable (a gate's `then` not reached).
-            return ("error" if verdict.status == "error" else None), None, verdict.feedback, None
-        return verdict.status, score, verdict.feedback, verdict.details.get("extracted")
+            return verdict.status, verdict.score, verdict.feedback, verdict.detail("extracted")
+        part = verdict.parts.get(self.part)
+        if part is None:
+            return None, None, "", None
+        return part.status, part.score, part.feedback, part.detail("extracted")
 
     def _reward(self, status: str | None, score: float | None, feedback: str) -> float | None:
         if status is None:

@@ -79,13 +79,7 @@ def _sample(data_source: Any, solution_str: str, ground_truth: Any, extra_info: 
 
 
 def _pred(verdict: Verdict) -> str:
-    extracted = verdict.details.get("extracted")
-    if extracted is None:  # composites keep each part's verdict under its name
-        for inner in verdict.details.values():
-            if isinstance(inner, Mapping) and isinstance(inner.get("details"), Mapping):
-                extracted = inner["details"].get("extracted")
-                if extracted is not None:
-                    break
+    extracted = verdict.detail("extracted")
     return "" if extracted is None else str(extracted)
 
 

@@ -189,7 +189,7 @@ def test_verdict_score_details_and_components():
     assert (right.status, right.correct, right.score) == ("ok", True, pytest.approx(0.96))
     assert right.details["confidence"] == 0.8 and right.details["correctness"] == 1
     assert right.details["confidence_text"] == "0.8"
-    assert right.details["correctness_verdict"]["correct"] is True
+    assert right.parts["correctness"].correct is True
     assert right.components == {"correctness": 1.0, "calibration": pytest.approx(-0.04)}
     assert (wrong.status, wrong.correct, wrong.score) == ("ok", False, pytest.approx(-0.09))
     assert wrong.components == {"correctness": 0.0, "calibration": pytest.approx(-0.09)}
@@ -216,7 +216,7 @@ def test_failed_correctness_status_propagates(status):
     )
     assert verdict.status == status and verdict.score == 0.0
     assert verdict.components["calibration"] is None
-    assert verdict.details["correctness_verdict"]["status"] == status
+    assert verdict.parts["correctness"].status == status
     if status == "error":
         assert verdict.reward is None
 
@@ -243,7 +243,7 @@ def test_no_final_answer_counts_as_wrong_and_the_confidence_is_not_read_as_the_a
             Sample(completion="So it is 18. Confidence: 90%", fields={"answer": "18"})),
     )
     assert (no_answer.status, no_answer.correct, no_answer.score) == ("ok", False, pytest.approx(-0.04))
-    assert no_answer.details["correctness_verdict"]["status"] == "no_answer"
+    assert no_answer.parts["correctness"].status == "no_answer"
     assert (stated.correct, stated.score) == (True, pytest.approx(0.99))
     assert stated_unstripped.correct is False  # what stripping protects against: 90% read as the answer
 

@@ -215,7 +215,7 @@ def test_summary_reports_judge_cache_hits_and_cascade_overturns():
         {"reward": 0.0, "verdict": {"status": "ok", "correct": False,
                                     "details": {"decided_by": "judge", "overturned": False, "cached": True}}},
         {"reward": 0.5, "verdict": {"status": "ok", "correct": None, "components": {"judge": 0.5},
-                                    "details": {"judge": {"details": {"cached": True}}}}},
+                                    "parts": {"judge": {"details": {"cached": True}}}}},
     ]
     for row in rows:
         summary.add(row)

@@ -15,7 +15,7 @@ def test_weighted_sum_keeps_each_component():
     verdict = v.verify(sample(a=1.0, b=0.4))
     assert verdict.score == pytest.approx(1.2)
     assert verdict.components == {"acc": 1.0, "fmt": 0.4}
-    assert set(verdict.details) == {"acc", "fmt"}
+    assert set(verdict.parts) == {"acc", "fmt"} and verdict.parts["acc"].score == 1.0
 
 
 def test_min_and_max():

@@ -319,7 +319,7 @@ def test_cosine_correct_and_wrong_math_answers(length):
     assert right.score == pytest.approx(cos_expected(length, 100, 2.0, 1.0))
     assert wrong.score == pytest.approx(cos_expected(length, 100, -10.0, 0.0))
     assert right.components["correctness"] == 1.0
-    assert right.details["correctness"]["status"] == "ok"
+    assert right.parts["correctness"].status == "ok"
 
 
 def test_cosine_boundaries():

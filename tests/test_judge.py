@@ -14,10 +14,10 @@ from collections.abc import Sequence
 
 import pytest
 
-import rewardsmith.verifiers.judge  # noqa: F401  (runs @register("judge"), @register("cascade"))
+import rewardsmith.verifiers.judge  # noqa: F401  (runs @register("judge"))
 from rewardsmith.verifiers import Sample, build
+from rewardsmith.verifiers.compose import Cascade
 from rewardsmith.verifiers.judge import (
-    Cascade,
     JudgeVerifier,
     ParseError,
     expected_score,
@@ -316,7 +316,7 @@ def test_cascade_judge_failure() -> None:
     lenient = Cascade(rule={"type": "math", "workers": 0}, judge={"mode": "reference", "backend": dead, "cache": False},
                       on_judge_error="rule")
     v = lenient.verify_batch(row)[0]
-    assert v.status == "no_answer" and v.score == 0.0 and v.details["decided_by"] == "rule" and "judge" in v.details
+    assert v.status == "no_answer" and v.score == 0.0 and v.details["decided_by"] == "rule" and "judge" in v.parts
 
 
 # --------------------------------------------------------------------------- HTTP path with a fake model

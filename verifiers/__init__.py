@@ -4,10 +4,23 @@ Importing this package stays light (no torch, transformers, docker or fastapi):
 trainer workers and the reward server import it on every start.
 """
 
-from rewardsmith.verifiers.core import STATUSES, Sample, Status, Verdict, Verifier, as_samples
+from rewardsmith.verifiers.core import (
+    MISSING,
+    STATUSES,
+    Sample,
+    Status,
+    Verdict,
+    Verifier,
+    as_samples,
+    error,
+    invalid_input,
+    lookup,
+    read_completion,
+)
 from rewardsmith.verifiers.registry import SpecError, available, build, register
 
 __all__ = [
+    "MISSING",
     "STATUSES",
     "Sample",
     "SpecError",
@@ -17,5 +30,9 @@ __all__ = [
     "as_samples",
     "available",
     "build",
+    "error",
+    "invalid_input",
+    "lookup",
+    "read_completion",
     "register",
 ]

@@ -35,8 +35,8 @@ Statuses:
   c = 0, r = −q²: otherwise dropping the answer would dodge the calibration penalty.
 
 ``details``: ``confidence`` (q or None), ``confidence_text`` (what was read),
-``correctness`` (c as 0/1, or None) and ``correctness_verdict`` (the nested verdict: status,
-feedback, details). ``components``: ``correctness`` (c) and ``calibration`` (−(q − c)²),
+``correctness`` (c as 0/1, or None); the nested verdict is ``parts["correctness"]``.
+``components``: ``correctness`` (c) and ``calibration`` (−(q − c)²),
 which sum to the score, plus the nested verifier's components as ``correctness.NAME``.
 """
 
@@ -93,7 +93,7 @@ class BrierVerifier(Verifier):
             return coerce_confidence(sample.get(self.confidence_field))
         return find_confidence(sample.completion_text, self.patterns)
 
-    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
+    def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         graded = [self._for_correctness(s) for s in samples] if self.strip_confidence else samples
         inner = self.correctness.verify_batch(graded)
         return [self._combine(sample, verdict) for sample, verdict in zip(samples, inner, strict=True)]
@@ -125,12 +125,12 @@ class BrierVerifier(Verifier):
             "confidence": q,
             "confidence_text": found.text if found is not None else None,
             "correctness": c,
-            "correctness_verdict": {k: v for k, v in inner.to_dict().items() if k != "elapsed_s"},
         }
         components: dict[str, float | None] = {"correctness": None, "calibration": None}
         for name, score in inner.components.items():
             components[f"correctness.{name}"] = score
-        verdict = Verdict(correct=inner.correct, details=details, elapsed_s=inner.elapsed_s, components=components)
+        verdict = Verdict(correct=inner.correct, details=details, elapsed_s=inner.elapsed_s, components=components,
+                          parts={"correctness": inner})
 
         if inner.status in PROPAGATED:
             verdict.status = inner.status

@@ -153,7 +153,7 @@ class CodeVerifier(Verifier):
 
     # -- the batch path ---------------------------------------------------------------
 
-    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
+    def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         start = time.perf_counter()
         out: list[Verdict | None] = [None] * len(samples)
         checks: dict[str, Check] = {}
@@ -251,7 +251,8 @@ class CodeVerifier(Verifier):
             return invalid_input(f"language 'cpp' supports stdin/stdout tests only, got {suite.form} tests")
         code = extract_code(text, self.language)
         if not code.strip():
-            return Verdict(0.0, False, "no_answer", "no code found in the completion", {"tests": []})
+            return Verdict(score=0.0, correct=False, status="no_answer", feedback="no code found in the completion",
+                           details={"tests": []})
         prelude = ""
         if self.language == "python" and suite.form in ("script", "call") and isinstance(sample.prompt, str):
             code, prelude = assemble_code(code, sample.prompt, suite.entry_point, self.prepend_prompt)
@@ -610,7 +611,7 @@ def score_tests(tests: list[dict[str, Any]], mode: str, k: int = 1, **details: A
         verdict.elapsed_s = elapsed
         return verdict
     if total == 0:
-        return Verdict(0.0, False, "ok", "no test ran", info, elapsed)
+        return Verdict(score=0.0, correct=False, status="ok", feedback="no test ran", details=info, elapsed_s=elapsed)
     if mode == "fraction":
         score = passed / total
     elif mode == "first_k":
@@ -624,4 +625,5 @@ def score_tests(tests: list[dict[str, Any]], mode: str, k: int = 1, **details: A
         n, test = failing
         reason = f": {test['reason']}" if test["reason"] else ""
         feedback = short(f"test {n + 1}/{total} failed ({test['status']}): {test['name']}{reason}", 400)
-    return Verdict(score, passed == total, "ok", feedback, info, elapsed)
+    return Verdict(score=score, correct=passed == total, status="ok", feedback=feedback, details=info,
+                   elapsed_s=elapsed)

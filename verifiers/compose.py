@@ -1,8 +1,9 @@
-"""Composition: weighted sums, gates, min/max, and routing by a dataset field.
+"""Composition: weighted sums, gates, min/max, cascades, and routing by a dataset field.
 
 Each composite runs its parts through their batch paths (so a math part still uses
-its worker pool) and keeps every part's score in ``Verdict.components`` for logging.
-An ``error`` in any part that the result depends on makes the result an ``error``.
+its worker pool), keeps every part's verdict in ``Verdict.parts`` and its score in
+``Verdict.components`` for logging. An ``error`` in any part that the result depends on
+makes the result an ``error``.
 """
 
 from __future__ import annotations
@@ -52,9 +53,9 @@ def _merge(names: Sequence[str], verdicts: Sequence[Verdict], score: float, corr
         correct=verdicts[list(names).index(correct_from)].correct if correct_from else _all_correct(verdicts),
         status=_worst_status(verdicts),  # type: ignore[arg-type]
         feedback="; ".join(failing),
-        details={n: v.to_dict() for n, v in zip(names, verdicts, strict=True)},
         elapsed_s=sum(v.elapsed_s for v in verdicts),
         components=components,
+        parts=dict(zip(names, verdicts, strict=True)),
     )
 
 
@@ -78,7 +79,7 @@ class _Composite(Verifier):
     def components(self) -> dict[str, Verifier]:
         return dict(self.parts)
 
-    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
+    def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         per_part = [part.verify_batch(samples) for part in self.parts.values()]
         names = list(self.parts)
         return [
@@ -158,7 +159,7 @@ class Gate(Verifier):
             return verdict.score >= self.threshold
         return bool(verdict.correct) if verdict.correct is not None else verdict.score > 0
 
-    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
+    def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         gate_verdicts = self.when.verify_batch(samples)
         passed = [i for i, v in enumerate(gate_verdicts) if self._passes(v)]
         then_verdicts = dict(zip(passed, self.then.verify_batch([samples[i] for i in passed]), strict=True))
@@ -210,7 +211,7 @@ class Route(Verifier):
                 return str(value)
         return None
 
-    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
+    def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         groups: dict[str | None, list[int]] = {}  # None: the default route
         out: list[Verdict] = [Verdict()] * len(samples)
         for i, sample in enumerate(samples):
@@ -229,8 +230,56 @@ class Route(Verifier):
             label = key if key is not None else "default"
             assert verifier is not None
             for i, verdict in zip(indices, verifier.verify_batch([samples[i] for i in indices]), strict=True):
-                verdict.details.setdefault("route", label)
                 nested = {f"{label}.{k}": s for k, s in verdict.components.items()}
-                verdict.components = {label: verdict.reward, **nested}
-                out[i] = verdict
+                out[i] = Verdict(score=verdict.score, correct=verdict.correct, status=verdict.status,
+                                 feedback=verdict.feedback, details={"route": label}, elapsed_s=verdict.elapsed_s,
+                                 components={label: verdict.reward, **nested}, parts={label: verdict})
         return out
+
+
+@register("cascade")
+class Cascade(Verifier):
+    """A rule verifier decides first; only its negatives (``correct`` False) go to the judge.
+
+    Rules are cheap and exact when they say yes; a judge rescues answers a rule could not
+    parse or match (``1/2`` written as "one half"). ``details["decided_by"]`` is ``rule`` or
+    ``judge``; ``details["overturned"]`` says whether the judge turned a rule negative into a
+    positive; ``parts`` holds the rule's verdict and, when asked, the judge's. A rule verdict
+    with ``correct`` None (bad gold, timeout, error) is kept as is. ``on_judge_error``:
+    ``error`` (the verdict is ``status=error``) or ``rule`` (fall back to the rule's negative).
+    """
+
+    name = "cascade"
+
+    def __init__(self, rule: Any = "math", judge: Any = None, on_judge_error: str = "error") -> None:
+        if on_judge_error not in ("error", "rule"):
+            raise SpecError(f"on_judge_error must be 'error' or 'rule', got {on_judge_error!r}")
+        self.rule = build(rule)
+        if judge is None:
+            judge = {"mode": "reference"}
+        if isinstance(judge, Mapping) and "type" not in judge:
+            judge = {"type": "judge", **judge}
+        self.judge = build(judge)
+        self.on_judge_error = on_judge_error
+
+    def components(self) -> dict[str, Verifier]:
+        return {"rule": self.rule, "judge": self.judge}
+
+    def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
+        rule_verdicts = self.rule.verify_batch(samples)
+        negatives = [i for i, v in enumerate(rule_verdicts) if v.correct is False]
+        judged = dict(zip(negatives, self.judge.verify_batch([samples[i] for i in negatives]), strict=True))
+        return [self._decide(rule_v, judged.get(i)) for i, rule_v in enumerate(rule_verdicts)]
+
+    def _decide(self, rule_v: Verdict, judge_v: Verdict | None) -> Verdict:
+        by_judge = judge_v is not None and not (judge_v.status != "ok" and self.on_judge_error == "rule")
+        decided = judge_v if by_judge and judge_v is not None else rule_v
+        parts = {"rule": rule_v} if judge_v is None else {"rule": rule_v, "judge": judge_v}
+        return Verdict(
+            score=decided.score, correct=decided.correct, status=decided.status, feedback=decided.feedback,
+            details={"decided_by": "judge" if by_judge else "rule",
+                     "overturned": by_judge and decided.status == "ok" and bool(decided.correct)},
+            elapsed_s=sum(v.elapsed_s for v in parts.values()),
+            components={"rule": rule_v.reward, "judge": None if judge_v is None else judge_v.reward},
+            parts=parts,
+        )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -17,6 +17,29 @@ STATUSES: tuple[Status, ...] = ("ok", "no_answer", "invalid_input", "timeout", "
 
 Message = Mapping[str, Any]
 Text = str | Sequence[Message]
+
+
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
+
+
+def lookup(obj: Any, path: str) -> Any:
+    """``obj[path]`` when that key exists, else follow the dots (list items by index); ``MISSING``
+    when the path leads nowhere.
+
+    One rule for every place a field is named (a verifier's ``answer_field``, ``--field``, the
+    calibrate command): ``reward_model.ground_truth`` reaches into verl's nested columns.
+    """
+    if isinstance(obj, Mapping) and path in obj:
+        return obj[path]
+    value = obj
+    for part in path.split("."):
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.lstrip("-").isdigit() and -len(value) <= int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return MISSING
+    return value
 
 
 def message_text(value: Text | None) -> str:
@@ -70,16 +93,20 @@ class Sample:
         return "\n".join(_content_text(m.get("content", "")) for m in self.prompt)
 
     def get(self, name: str, default: Any = None) -> Any:
-        return self.fields.get(name, default)
+        """A field by name, or by dotted path into nested fields (``reward_model.ground_truth``)."""
+        value = lookup(self.fields, name)
+        return default if value is MISSING else value
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Verdict:
     """The outcome of verifying one sample.
 
     ``score`` is the reward. ``status`` says whether the score means anything: an
     ``error`` is an infrastructure failure (the adapters apply their ``on_error``
-    policy to it), never a judgement that the completion was wrong.
+    policy to it), never a judgement that the completion was wrong. Keyword-only, so a
+    verdict never silently swaps ``correct`` and ``status``. A composite keeps its parts'
+    verdicts in ``parts`` (walk them with :meth:`walk`) and their scores in ``components``.
     """
 
     score: float = 0.0
@@ -89,6 +116,7 @@ class Verdict:
     details: dict[str, Any] = field(default_factory=dict)
     elapsed_s: float = 0.0
     components: dict[str, float | None] = field(default_factory=dict)
+    parts: dict[str, Verdict] = field(default_factory=dict)
 
     @property
     def reward(self) -> float | None:
@@ -106,18 +134,36 @@ class Verdict:
         }
         if self.components:
             out["components"] = self.components
+        if self.parts:
+            out["parts"] = {name: part.to_dict() for name, part in self.parts.items()}
         return out
+
+    def walk(self, path: str = "") -> Iterator[tuple[str, Verdict]]:
+        """This verdict and every nested part's, depth first, with dotted paths (``""`` for this one).
+
+        The one way adapters and the summary look inside a composite (a route's chosen reward,
+        a gate's ``then``, a cascade's judge), instead of each digging through ``details``.
+        """
+        yield path, self
+        for name, part in self.parts.items():
+            yield from part.walk(f"{path}.{name}" if path else name)
+
+    def detail(self, key: str, default: Any = None) -> Any:
+        """``details[key]`` of this verdict or, failing that, of the first part that has it (depth
+        first): e.g. the answer a composite's math part extracted."""
+        return next((v.details[key] for _, v in self.walk() if key in v.details), default)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Verdict:
         return cls(
-            score=float(data.get("score", 0.0)),
+            score=float(data.get("score") or 0.0),  # a malformed row's verdict has score None
             correct=data.get("correct"),
             status=data.get("status", "ok"),
             feedback=data.get("feedback", ""),
             details=dict(data.get("details", {})),
-            elapsed_s=float(data.get("elapsed_s", 0.0)),
+            elapsed_s=float(data.get("elapsed_s") or 0.0),
             components=dict(data.get("components", {})),
+            parts={name: cls.from_dict(part) for name, part in (data.get("parts") or {}).items()},
         )
 
 
@@ -132,7 +178,8 @@ def read_completion(sample: Sample) -> str | Verdict:
     """
     completion = sample.completion
     if completion is None:  # an adapter that could not find the completion says why in this field
-        return invalid_input(str(sample.get(COMPLETION_ERROR) or "sample has no completion"))
+        return invalid_input(str(sample.get(COMPLETION_ERROR) or "sample has no completion"),
+                             missing_field="completion")
     if isinstance(completion, str):
         return completion
     if isinstance(completion, Sequence) and all(isinstance(m, Mapping) for m in completion):
@@ -142,7 +189,11 @@ def read_completion(sample: Sample) -> str | Verdict:
     return invalid_input(f"completion must be a string or a list of chat messages, got {type(completion).__name__}")
 
 
-def invalid_input(message: str, **details: Any) -> Verdict:
+def invalid_input(message: str, missing_field: str | None = None, **details: Any) -> Verdict:
+    """The row lacks what the verifier needs; ``missing_field`` names the field, so adapters can
+    tell the user which column to map (see ``rewardsmith.adapters.health``)."""
+    if missing_field is not None:
+        details["missing_field"] = missing_field
     return Verdict(score=0.0, correct=None, status="invalid_input", feedback=message, details=details)
 
 
@@ -151,20 +202,44 @@ def error(message: str, **details: Any) -> Verdict:
 
 
 class Verifier:
-    """Base class: subclasses implement ``_verify``; batching and timing come for free.
+    """Base class. Subclasses implement one hook: ``_verify`` (one sample) or ``_verify_batch``
+    (a batch, when there is a faster path: caches, worker pools).
 
-    Subclasses override ``verify_batch`` when they have a faster path (caches, worker
-    pools). A verifier holds only configuration, so it pickles cheaply and trainers
-    can ship it to their workers.
+    ``verify_batch`` is a template around the hook, the same for every verifier (composites
+    and plugins included): an exception becomes ``status=error`` for the batch instead of
+    taking a training run down, and a hook that returns the wrong number of verdicts (which
+    would shift every later reward onto the wrong sample) is reported, never zipped through.
+    A subclass that overrides ``verify_batch`` itself has that method adopted as its hook, so
+    third-party verifiers written that way get the same guarantees. A verifier holds only
+    configuration, so it pickles cheaply and trainers can ship it to their workers.
     """
 
     name: str = "verifier"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("verify_batch")
+        if own is not None:
+            cls._verify_batch = own  # type: ignore[method-assign]
+            delattr(cls, "verify_batch")
 
     def verify(self, sample: Sample) -> Verdict:
         return self.verify_batch([sample])[0]
 
     def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
-        return [self._timed(sample) for sample in samples]
+        samples = list(samples)
+        if not samples:
+            return []
+        try:
+            verdicts = list(self._verify_batch(samples))
+        except Exception as exc:  # a verifier bug must not take down a training run
+            return _errors(len(samples), f"{type(self).__name__} failed: {type(exc).__name__}: {exc}")
+        if len(verdicts) != len(samples):
+            return _errors(len(samples), f"{type(self).__name__} returned {len(verdicts)} verdicts for "
+                           f"{len(samples)} samples (a verifier bug)")
+        return [v if isinstance(v, Verdict) else error(f"{type(self).__name__} returned no verdict for sample {i} "
+                                                       "(a verifier bug)")
+                for i, v in enumerate(verdicts)]
 
     async def averify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
         """Async form: runs the batch path off the event loop so servers stay responsive."""
@@ -173,6 +248,9 @@ class Verifier:
     def components(self) -> dict[str, Verifier]:
         """Named parts for per-component logging; a plain verifier is its own only part."""
         return {self.name: self}
+
+    def _verify_batch(self, samples: list[Sample]) -> Sequence[Verdict | None]:
+        return [self._timed(sample) for sample in samples]
 
     def _timed(self, sample: Sample) -> Verdict:
         start = time.perf_counter()
@@ -184,19 +262,14 @@ class Verifier:
         return verdict
 
     def _verify(self, sample: Sample) -> Verdict:
-        raise NotImplementedError(f"{type(self).__name__} must implement _verify or verify_batch")
+        raise NotImplementedError(f"{type(self).__name__} must implement _verify or _verify_batch")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
 
 
-def all_filled(verdicts: Sequence[Verdict | None]) -> list[Verdict]:
-    """A batch path fills one slot per sample; a gap is a bug to surface, not a sample to drop
-    (dropping one would shift every later reward onto the wrong sample)."""
-    missing = [i for i, verdict in enumerate(verdicts) if verdict is None]
-    if missing:
-        raise RuntimeError(f"no verdict for samples {missing[:5]} of {len(verdicts)}")
-    return list(verdicts)  # type: ignore[arg-type]
+def _errors(n: int, message: str) -> list[Verdict]:
+    return [error(message) for _ in range(n)]
 
 
 def as_samples(items: Iterable[Sample | Mapping[str, Any]]) -> list[Sample]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ from rewardsmith.verifiers.judge_backends import (
 )
 from rewardsmith.verifiers.judge_cache import JudgeCache, cache_key
 from rewardsmith.verifiers.judge_rubric import Rubric, RubricError, parse_rubric
-from rewardsmith.verifiers.registry import SpecError, build, register
+from rewardsmith.verifiers.registry import SpecError, register
 
 MODES = ("checklist", "holistic", "pairwise", "reference")
 _FEEDBACK_CHARS = 500
@@ -484,7 +484,7 @@ class JudgeVerifier(Verifier):
                     retry.append(call)
             pending = retry
 
-    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
+    def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         import time
 
         start = time.perf_counter()
@@ -539,12 +539,12 @@ class JudgeVerifier(Verifier):
         rubric: Rubric = parse_rubric(calls[0].rubric)
         score = rubric.score(met)
         details["items"] = [{**item.to_dict(), "met": ok} for item, ok in zip(rubric.items, met, strict=True)]
-        return Verdict(score, None, "ok", critique[:_FEEDBACK_CHARS * 2], details)
+        return Verdict(score=score, correct=None, status="ok", feedback=critique[:_FEEDBACK_CHARS * 2], details=details)
 
     def _assemble_holistic(self, calls: list[_Call], details: dict[str, Any]) -> Verdict:
         score, critique, info = calls[0].result
         details.update(info)
-        return Verdict(min(1.0, max(0.0, score)), None, "ok", critique, details)
+        return Verdict(score=min(1.0, max(0.0, score)), correct=None, status="ok", feedback=critique, details=details)
 
     def _assemble_pairwise(self, calls: list[_Call], details: dict[str, Any]) -> Verdict:
         by_slot = {c.slot: c.result for c in calls}
@@ -561,62 +561,9 @@ class JudgeVerifier(Verifier):
         consistent = ab != "tie" and (ab == "A") == (ba == "B")
         details.update(winner_ab=ab, winner_ba=ba, outcome=outcome, consistent=consistent)
         feedback = f"{outcome} (A/B order: {ab}; B/A order: {ba}). A/B: {ab_text} B/A: {ba_text}"
-        return Verdict(score, correct, "ok", feedback[:_FEEDBACK_CHARS], details)
+        return Verdict(score=score, correct=correct, status="ok", feedback=feedback[:_FEEDBACK_CHARS], details=details)
 
     def _assemble_reference(self, calls: list[_Call], details: dict[str, Any]) -> Verdict:
         equivalent, critique = calls[0].result
-        return Verdict(1.0 if equivalent else 0.0, equivalent, "ok", critique, details)
-
-
-@register("cascade")
-class Cascade(Verifier):
-    """A rule verifier decides first; only its negatives (``correct`` False) go to the judge.
-
-    Rules are cheap and exact when they say yes; a judge rescues answers a rule could not
-    parse or match (``1/2`` written as "one half"). ``details["decided_by"]`` is ``rule`` or
-    ``judge``; ``details["overturned"]`` says whether the judge turned a rule negative into a
-    positive. A rule verdict with ``correct`` None (bad gold, timeout, error) is kept as is.
-    ``on_judge_error``: ``error`` (the verdict is ``status=error``) or ``rule`` (fall back to
-    the rule's negative, recorded in details).
-    """
-
-    name = "cascade"
-
-    def __init__(self, rule: Any = "math", judge: Any = None, on_judge_error: str = "error") -> None:
-        if on_judge_error not in ("error", "rule"):
-            raise SpecError(f"on_judge_error must be 'error' or 'rule', got {on_judge_error!r}")
-        self.rule = build(rule)
-        if judge is None:
-            judge = {"mode": "reference"}
-        if isinstance(judge, Mapping) and "type" not in judge:
-            judge = {"type": "judge", **judge}
-        self.judge = build(judge)
-        self.on_judge_error = on_judge_error
-
-    def components(self) -> dict[str, Verifier]:
-        return {"rule": self.rule, "judge": self.judge}
-
-    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
-        rule_verdicts = self.rule.verify_batch(samples)
-        negatives = [i for i, v in enumerate(rule_verdicts) if v.correct is False]
-        judged = dict(zip(negatives, self.judge.verify_batch([samples[i] for i in negatives]), strict=True))
-        out = []
-        for i, rule_v in enumerate(rule_verdicts):
-            judge_v = judged.get(i)
-            if judge_v is None:
-                verdict = Verdict(rule_v.score, rule_v.correct, rule_v.status, rule_v.feedback,
-                                  {**rule_v.details, "decided_by": "rule", "overturned": False}, rule_v.elapsed_s,
-                                  {"rule": rule_v.reward, "judge": None})
-            elif judge_v.status != "ok" and self.on_judge_error == "rule":
-                verdict = Verdict(rule_v.score, rule_v.correct, rule_v.status, rule_v.feedback,
-                                  {**rule_v.details, "decided_by": "rule", "overturned": False,
-                                   "judge": judge_v.to_dict()}, rule_v.elapsed_s + judge_v.elapsed_s,
-                                  {"rule": rule_v.reward, "judge": judge_v.reward})
-            else:
-                overturned = judge_v.status == "ok" and bool(judge_v.correct)
-                verdict = Verdict(judge_v.score, judge_v.correct, judge_v.status, judge_v.feedback,
-                                  {**judge_v.details, "decided_by": "judge", "overturned": overturned,
-                                   "rule": rule_v.to_dict()}, rule_v.elapsed_s + judge_v.elapsed_s,
-                                  {"rule": rule_v.reward, "judge": judge_v.reward})
-            out.append(verdict)
-        return out
+        return Verdict(score=1.0 if equivalent else 0.0, correct=equivalent, status="ok", feedback=critique,
+                       details=details)

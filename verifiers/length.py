@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rewardsmith.verifiers.core import Sample, Verdict, Verifier, all_filled, error, invalid_input, read_completion
+from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
 from rewardsmith.verifiers.registry import build, register
 
 TokenizerSpec = Callable[[str], Sequence[int]] | str | None
@@ -174,7 +174,7 @@ class _Measured(Verifier):
             return error(f"cannot load tokenizer {self.tokenizer!r}: {type(exc).__name__}: {exc}")
         return None
 
-    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
+    def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         failed = self._load_error() if samples else None
         if failed is not None:
             return [Verdict(**{**failed.__dict__, "details": dict(failed.details)}) for _ in samples]
@@ -320,7 +320,7 @@ class CosineLength(_Measured):
         }
         self.correctness = build(correctness)
 
-    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
+    def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         failed = self._load_error() if samples else None
         if failed is not None:
             return [Verdict(**{**failed.__dict__, "details": dict(failed.details)}) for _ in samples]
@@ -343,40 +343,31 @@ class CosineLength(_Measured):
         for i, (measure, elapsed) in measures.items():
             if out[i] is None:
                 out[i] = self._exceeded(measure, elapsed)
-        return all_filled(out)
+        return out  # a gap left by a bug becomes an error verdict in Verifier.verify_batch
 
     def _judge(self, samples: list[Sample]) -> list[Verdict]:
-        if not samples:
-            return []
-        try:
-            verdicts = self.correctness.verify_batch(samples)
-        except Exception as exc:  # same contract as Verifier._timed: a failure is an error verdict
-            return [error(f"correctness verifier failed: {type(exc).__name__}: {exc}") for _ in samples]
-        if len(verdicts) != len(samples):
-            message = f"correctness verifier returned {len(verdicts)} verdicts for {len(samples)} samples"
-            return [error(message) for _ in samples]
-        return verdicts
-
-    def _details(self, measure: Measure, inner: Verdict | None) -> dict[str, Any]:
-        return _length_details(
-            measure, max_length=self.max_length, correctness=inner.to_dict() if inner is not None else None
-        )
+        # verify_batch never raises and always returns one verdict per sample (Verifier's template).
+        return self.correctness.verify_batch(samples) if samples else []
 
     def _score(self, measure: Measure, elapsed: float, inner: Verdict) -> Verdict:
-        details = self._details(measure, inner)
+        details = _length_details(measure, max_length=self.max_length)
+        parts = {"correctness": inner}
         components = {"correctness": inner.reward}
         components.update({f"correctness.{k}": v for k, v in inner.components.items()})
         elapsed += inner.elapsed_s
         if inner.status in _PROPAGATED:
             feedback = f"correctness {inner.status}" + (f": {inner.feedback}" if inner.feedback else "")
-            return Verdict(0.0, None, inner.status, feedback, details, elapsed, components)
+            return Verdict(score=0.0, correct=None, status=inner.status, feedback=feedback, details=details,
+                           elapsed_s=elapsed, components=components, parts=parts)
         right = bool(inner.correct) if inner.correct is not None else inner.score > 0
         if inner.status == "no_answer":
             right = False
         score = cosine_reward(measure.length, right, self.max_length, **self.rewards)
-        return Verdict(score, right, inner.status, inner.feedback, details, elapsed, components)
+        return Verdict(score=score, correct=right, status=inner.status, feedback=inner.feedback, details=details,
+                       elapsed_s=elapsed, components=components, parts=parts)
 
     def _exceeded(self, measure: Measure, elapsed: float) -> Verdict:
         feedback = f"length {measure.length} {measure.unit} exceeds max_length {self.max_length:g}"
-        details = self._details(measure, None)
-        return Verdict(self.rewards["exceed"], None, "ok", feedback, details, elapsed, {"correctness": None})
+        details = _length_details(measure, max_length=self.max_length)
+        return Verdict(score=self.rewards["exceed"], correct=None, status="ok", feedback=feedback, details=details,
+                       elapsed_s=elapsed, components={"correctness": None})

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rewardsmith.verifiers.core import Sample, Verdict, Verifier, all_filled, error, invalid_input, read_completion
+from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
 from rewardsmith.verifiers.math_extract import MAX_STATEMENTS, METHODS, Extraction, extract_answer, extract_gold
 from rewardsmith.verifiers.math_leniency import Leniency
 from rewardsmith.verifiers.registry import register
@@ -77,7 +77,8 @@ class GradeTask:
             pred = None
             if found is not None and found.overflow:
                 details.update(method=found.method, statements=[span[:_SHOWN] for span in found.spans[:8]])
-                verdict = Verdict(0.0, False, "ok", f"more than {MAX_STATEMENTS} different final answers", details)
+                verdict = Verdict(score=0.0, correct=False, status="ok",
+                                  feedback=f"more than {MAX_STATEMENTS} different final answers", details=details)
                 verdict.elapsed_s = time.perf_counter() - start
                 return verdict
             if found is not None:
@@ -86,8 +87,9 @@ class GradeTask:
                 if found.hedged:
                     details["statements"] = [span[:_SHOWN] for span in found.spans[:8]]
         except (Exception, RecursionError, MemoryError) as exc:  # the completion's content did this: it earns 0
-            verdict = Verdict(0.0, False, "no_answer", f"the answer could not be read ({type(exc).__name__})",
-                              details)
+            verdict = Verdict(score=0.0, correct=False, status="no_answer",
+                              feedback=f"the answer could not be read ({type(exc).__name__})",
+                              details=details)
         else:
             verdict = self._judge(gold, gold_span, found, pred, details)
         verdict.elapsed_s = time.perf_counter() - start
@@ -102,21 +104,25 @@ class GradeTask:
         if found is not None and pred is not None:
             try:
                 if equivalent(gold, pred, self.leniency):
-                    return Verdict(1.0, True, "ok", "", details)
+                    return Verdict(score=1.0, correct=True, status="ok", feedback="", details=details)
             except (Exception, RecursionError, MemoryError) as exc:  # content-triggered: a wrong answer
                 details["compare_error"] = type(exc).__name__
         if not gold.ok or gold.kind == "undefined" or _is_prose(gold):
             why = _first_reason(gold) or ("undefined" if gold.kind == "undefined" else "prose, not an answer")
             return invalid_input(f"could not parse gold answer {gold_span[:80]!r} ({why})", **details)
         if found is None or pred is None:
-            return Verdict(0.0, False, "no_answer", "no final answer found", details)
+            return Verdict(score=0.0, correct=False, status="no_answer", feedback="no final answer found",
+                           details=details)
         if pred.kind == "list" and found.hedged:
             shown = " | ".join(span[:40] for span in found.spans[:4])
-            return Verdict(0.0, False, "ok", f"several different final answers ({shown}): a hedge", details)
+            return Verdict(score=0.0, correct=False, status="ok",
+                           feedback=f"several different final answers ({shown}): a hedge", details=details)
         if not pred.ok:
             why = f" ({_first_reason(pred)})" if _first_reason(pred) else ""
-            return Verdict(0.0, False, "no_answer", f"could not parse answer {found.text[:80]!r}{why}", details)
-        return Verdict(0.0, False, "ok", f"answer {found.text[:80]!r} != gold {gold_span[:80]!r}", details)
+            return Verdict(score=0.0, correct=False, status="no_answer",
+                           feedback=f"could not parse answer {found.text[:80]!r}{why}", details=details)
+        return Verdict(score=0.0, correct=False, status="ok",
+                       feedback=f"answer {found.text[:80]!r} != gold {gold_span[:80]!r}", details=details)
 
 
 def _is_prose(parsed: Parsed) -> bool:
@@ -178,7 +184,7 @@ class MathVerifier(Verifier):
         self.workers = workers
         self.task = GradeTask(self.leniency, self.methods)
 
-    def verify_batch(self, samples: Sequence[Sample]) -> list[Verdict]:
+    def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         out: list[Verdict | None] = [None] * len(samples)
         unique: dict[tuple[str, str], list[int]] = {}
         for i, sample in enumerate(samples):
@@ -195,7 +201,7 @@ class MathVerifier(Verifier):
         for item, verdict in zip(items, self._grade(items), strict=True):
             for n, i in enumerate(unique[item]):
                 out[i] = verdict if n == 0 else replace(verdict, details=dict(verdict.details))
-        return all_filled(out)
+        return out  # a gap left by a bug becomes an error verdict in Verifier.verify_batch
 
     def _grade(self, items: list[tuple[str, str]]) -> list[Verdict]:
         if not items:
@@ -211,7 +217,8 @@ class MathVerifier(Verifier):
                 verdicts.append(outcome.value)
             elif outcome.kind == "timeout":
                 verdicts.append(
-                    Verdict(0.0, None, "timeout", f"grading took longer than {self.timeout_s:g}s",
+                    Verdict(score=0.0, correct=None, status="timeout",
+                            feedback=f"grading took longer than {self.timeout_s:g}s",
                             elapsed_s=self.timeout_s)
                 )
             elif outcome.kind == "crash":
@@ -227,8 +234,9 @@ class MathVerifier(Verifier):
         probe = shared_pool(self.workers).map(self.task, [(item[0], "")], self.timeout_s)[0]
         if probe.kind != "ok":
             return invalid_input(f"the gold answer crashes the grader ({message})")
-        return Verdict(0.0, False, "no_answer", f"the answer crashed the grader ({message})",
-                       {"gold": extract_gold(item[0])[:_SHOWN], "crashed": True})
+        return Verdict(score=0.0, correct=False, status="no_answer",
+                       feedback=f"the answer crashed the grader ({message})",
+                       details={"gold": extract_gold(item[0])[:_SHOWN], "crashed": True})
 
     def _grade_here(self, item: tuple[str, str]) -> Verdict:
         try:
