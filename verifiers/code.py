@@ -246,7 +246,8 @@ class CodeVerifier(Verifier):
             suite = normalize_tests(tests, entry_point=entry_point, setup=setup, pytest_source=sample.get("pytest"),
                                     checker=self.checker)
         except TestsError as exc:
-            return invalid_input(str(exc), tests_field=self.tests_field)
+            missing = self.tests_field if tests is None and sample.get("pytest") is None else None
+            return invalid_input(str(exc), missing_field=missing, tests_field=self.tests_field)
         if self.language == "cpp" and suite.form != "stdio":
             return invalid_input(f"language 'cpp' supports stdin/stdout tests only, got {suite.form} tests")
         code = extract_code(text, self.language)

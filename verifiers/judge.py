@@ -332,7 +332,8 @@ class JudgeVerifier(Verifier):
     def _plan_checklist(self, index: int, prompt: str, response: str, rubric: Rubric | None,
                         sample: Sample) -> list[_Call] | Verdict:
         if rubric is None:
-            return invalid_input(f"checklist mode needs a rubric (field {self.rubric_field!r} or 'rubric' in the spec)")
+            return invalid_input(f"checklist mode needs a rubric (field {self.rubric_field!r} or 'rubric' in the spec)",
+                                 missing_field=self.rubric_field)
         head = [_block("PROMPT", prompt)]
         if rubric.reference:
             head.append(_block("REFERENCE ANSWER", rubric.reference))
@@ -396,7 +397,8 @@ class JudgeVerifier(Verifier):
         if other is None and rubric is not None:
             other = rubric.reference
         if other is None:
-            return invalid_input(f"pairwise mode needs the other response in field {self.reference_field!r}")
+            return invalid_input(f"pairwise mode needs the other response in field {self.reference_field!r}",
+                                 missing_field=self.reference_field)
         other = str(other)
         criteria = ""
         if rubric is not None:
@@ -425,7 +427,8 @@ class JudgeVerifier(Verifier):
         if gold is None or str(gold).strip() == "":
             gold = rubric.reference if rubric is not None else sample.get(self.reference_field)
         if gold is None or str(gold).strip() == "":
-            return invalid_input(f"reference mode needs a reference answer in field {self.answer_field!r}")
+            return invalid_input(f"reference mode needs a reference answer in field {self.answer_field!r}",
+                                 missing_field=self.answer_field)
         user = "\n\n".join([
             _block("QUESTION", prompt), _block("REFERENCE ANSWER", str(gold)), _block("RESPONSE", response),
             "Is the final answer in the RESPONSE equivalent to the REFERENCE ANSWER? Ignore the working and the "

@@ -157,7 +157,8 @@ class _Measured(Verifier):
                     return invalid_input(f"field {self.ids_field!r} must be a list of token ids, got {kind}")
                 return Measure(len(ids), "tokens", ids)
             if self.tokenizer is None:
-                return invalid_input(f"sample has no {self.ids_field!r} field and no tokenizer is configured")
+                return invalid_input(f"sample has no {self.ids_field!r} field and no tokenizer is configured",
+                                     missing_field=self.ids_field)
         if self.tokenizer is not None:
             ids = _encode_with(self._encoder(), text)
             return Measure(len(ids), "tokens", ids)

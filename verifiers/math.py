@@ -191,7 +191,8 @@ class MathVerifier(Verifier):
             gold = sample.get(self.answer_field)
             text = read_completion(sample)
             if gold is None or str(gold).strip() == "":
-                out[i] = invalid_input(f"sample has no {self.answer_field!r} field to compare against")
+                out[i] = invalid_input(f"sample has no {self.answer_field!r} field to compare against",
+                                       missing_field=self.answer_field)
             elif isinstance(text, Verdict):  # no completion at all is the row's fault, not an unanswered one
                 out[i] = text
             else:
