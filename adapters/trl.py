@@ -19,11 +19,14 @@ runs once, with its pools and caches) and every callable returns its own part.
 Each split callable returns its part's raw score, so ``reward_weights(spec)`` makes TRL's
 weighted sum equal the ``weighted`` spec's score.
 
-Error policy (``on_error``) for ``status=error`` verdicts: ``"none"`` (default) returns None,
-which TRL turns into NaN and leaves out of the sum and the means; ``"zero"`` returns 0.0;
-``"raise"`` raises :class:`RewardError`, stopping the run. In a split spec a row whose spec
-verdict is an error gets that treatment from EVERY callable (TRL would otherwise add the
-other parts' rewards and pay the row as if the failed part scored 0).
+Error policy (``on_error``, :mod:`rewardsmith.adapters.policy`) for ``status=error`` verdicts:
+``"none"`` (default) returns None, which TRL turns into NaN and leaves out of the sum and the
+means; ``"zero"`` returns 0.0; ``"raise"`` raises :class:`RewardError`, stopping the run. In a
+split spec a row whose spec verdict is an error gets that treatment from EVERY callable (TRL
+would otherwise add the other parts' rewards and pay the row as if the failed part scored 0).
+
+A batch that is mostly ``invalid_input`` (no ``answer`` column reached the reward, typically)
+is warned about once, naming the missing field and the ``columns=`` mapping that fixes it.
 """
 
 from __future__ import annotations
@@ -35,18 +38,26 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.adapters.fields import map_fields
+from rewardsmith.adapters.health import InputHealth
+from rewardsmith.adapters.policy import ON_ERROR, OnError, RewardError, apply_on_error, check_on_error
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
 from rewardsmith.verifiers.registry import build
 
+__all__ = ["RewardError", "RewardFunc", "async_reward_funcs", "dpo_pairs", "preference_pairs", "reward_funcs",
+           "reward_weights"]
+
 Spec = str | Path | Mapping[str, Any] | Verifier
-ON_ERROR = ("none", "zero", "raise")
 PREFIX = "rewardsmith_"
 # Keyword arguments TRL passes that are not dataset columns.
 TRL_KWARGS = ("trainer_state", "log_extra", "log_metric", "completion_ids", "environments")
 
 
-class RewardError(RuntimeError):
-    """A verifier returned ``status=error`` and the policy is ``on_error="raise"``."""
+def _columns_fix(field: str | None) -> str:
+    if field is None:
+        return "check the dataset columns the reward spec reads"
+    return (f"add a {field!r} column to the dataset, or map yours with "
+            f"reward_funcs(spec, columns={{{field!r}: '<your column>'}})")
 
 
 # --------------------------------------------------------------------------- the shared scorer
@@ -63,8 +74,9 @@ class _Scorer:
 
     def __init__(self, verifier: Verifier, columns: Mapping[str, str]) -> None:
         self.verifier = verifier
-        self.columns = dict(columns)  # verifier field -> dataset column
+        self.columns = dict(columns)  # verifier field -> dataset column (or dotted path into one)
         self.batches = 0  # full-spec verifications actually run (for tests and logging)
+        self.health = InputHealth("rewardsmith TRL reward", _columns_fix)
         self._init_local()
 
     def _init_local(self) -> None:
@@ -73,7 +85,7 @@ class _Scorer:
         self._pending: tuple[Any, Any, asyncio.Future[list[Verdict]]] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"verifier": self.verifier, "columns": self.columns, "batches": self.batches}
+        return {"verifier": self.verifier, "columns": self.columns, "batches": self.batches, "health": self.health}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -82,11 +94,9 @@ class _Scorer:
     def samples(self, prompts: Sequence[Any], completions: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Sample]:
         columns = {k: v for k, v in kwargs.items() if k not in TRL_KWARGS and isinstance(v, Sequence)
                    and not isinstance(v, str) and len(v) == len(completions)}
-        for field, column in self.columns.items():
-            if column in columns:
-                columns[field] = columns[column]
         return [
-            Sample(prompt=prompt, completion=completion, fields={k: v[i] for k, v in columns.items()})
+            Sample(prompt=prompt, completion=completion,
+                   fields=map_fields({k: v[i] for k, v in columns.items()}, self.columns))
             for i, (prompt, completion) in enumerate(zip(prompts, completions, strict=True))
         ]
 
@@ -96,6 +106,7 @@ class _Scorer:
             if cached is not None and cached[0] is prompts and cached[1] is completions:
                 return cached[2]
             verdicts = self.verifier.verify_batch(self.samples(prompts, completions, kwargs))
+            self.health.check(verdicts)
             self.batches += 1
             self._cached = (prompts, completions, verdicts)
             return verdicts
@@ -118,6 +129,7 @@ class _Scorer:
             future.set_exception(exc)
             future.exception()  # mark retrieved: the other awaiters re-raise it themselves
             raise
+        self.health.check(verdicts)
         self.batches += 1
         future.set_result(verdicts)
         return verdicts
@@ -129,14 +141,12 @@ class _Scorer:
 class RewardFunc:
     """One component's TRL reward function (a picklable callable with its own ``__name__``)."""
 
-    def __init__(self, scorer: _Scorer, part: str | None, name: str, on_error: str = "none",
+    def __init__(self, scorer: _Scorer, part: str | None, name: str, on_error: OnError = "none",
                  log: bool = True) -> None:
-        if on_error not in ON_ERROR:
-            raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
+        self.on_error = check_on_error(on_error, ON_ERROR, "TRL")
         self.scorer = scorer
         self.part = part  # None: the whole spec's score
         self.__name__ = name
-        self.on_error = on_error
         self.log = log
 
     def __repr__(self) -> str:
@@ -151,25 +161,14 @@ class RewardFunc:
             _log(self.__name__, parts, kwargs)
             if self.part is None:
                 _log_components(self.__name__, verdicts, kwargs)
-        return [self._reward(status, score, feedback) for status, score, feedback, _ in parts]
+        return [None if part is None else apply_on_error(part, self.on_error, self.__name__) for part in parts]
 
-    def _part(self, verdict: Verdict) -> tuple[str | None, float | None, str, Any]:
-        """(status, score, feedback, extracted) of this callable's part; status None: not applicable."""
-        if self.part is None or verdict.status == "error":  # an error row is an error in every part
-            return verdict.status, verdict.score, verdict.feedback, verdict.detail("extracted")
-        part = verdict.parts.get(self.part)
-        if part is None:
-            return None, None, "", None
-        return part.status, part.score, part.feedback, part.detail("extracted")
-
-    def _reward(self, status: str | None, score: float | None, feedback: str) -> float | None:
-        if status is None:
-            return None
-        if status == "error":
-            if self.on_error == "raise":
-                raise RewardError(f"{self.__name__}: verifier error: {feedback}")
-            return 0.0 if self.on_error == "zero" else None
-        return score
+    def _part(self, verdict: Verdict) -> Verdict | None:
+        """The verdict this callable reports: its part's, or the whole spec's (always, on an error row:
+        an error is an error in every part); None where the part does not apply."""
+        if self.part is None or verdict.status == "error":
+            return verdict
+        return verdict.parts.get(self.part)
 
 
 class AsyncRewardFunc(RewardFunc):
@@ -181,14 +180,14 @@ class AsyncRewardFunc(RewardFunc):
         return self._finish(await self.scorer.ascore(prompts, completions, kwargs), kwargs)
 
 
-def _log(name: str, parts: Sequence[tuple[str | None, float | None, str, Any]], kwargs: Mapping[str, Any]) -> None:
+def _log(name: str, parts: Sequence[Verdict | None], kwargs: Mapping[str, Any]) -> None:
     """Status per completion and extracted answers to TRL's completions table; status fractions as metrics."""
     log_extra: Callable[[str, list[Any]], None] | None = kwargs.get("log_extra")
     log_metric: Callable[[str, float], None] | None = kwargs.get("log_metric")
-    statuses = [status for status, *_ in parts]
+    statuses = [None if part is None else part.status for part in parts]
     if callable(log_extra):
         log_extra(f"{name}/status", [s or "n/a" for s in statuses])
-        extracted = [e for *_, e in parts]
+        extracted = [None if part is None else part.detail("extracted") for part in parts]
         if any(e is not None for e in extracted):
             log_extra(f"{name}/extracted", ["" if e is None else str(e) for e in extracted])
     if callable(log_metric):
@@ -216,7 +215,7 @@ def is_additive(verifier: Verifier) -> bool:
     return verifier.name == "weighted" and len(verifier.components()) > 1
 
 
-def _make(spec: Spec, columns: Mapping[str, str] | None, on_error: str, split: bool, log: bool,
+def _make(spec: Spec, columns: Mapping[str, str] | None, on_error: OnError, split: bool, log: bool,
           cls: type[RewardFunc]) -> list[RewardFunc]:
     verifier = build(spec)
     scorer = _Scorer(verifier, columns or {})
@@ -229,16 +228,16 @@ def _ident(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in str(name))
 
 
-def reward_funcs(spec: Spec = "math", *, columns: Mapping[str, str] | None = None, on_error: str = "none",
+def reward_funcs(spec: Spec = "math", *, columns: Mapping[str, str] | None = None, on_error: OnError = "none",
                  split: bool = True, log: bool = True, asynchronous: bool = False) -> list[RewardFunc]:
     """TRL reward functions for ``spec``: one per component (``split=False``: one for the whole spec).
 
-    ``columns`` renames dataset columns to the fields the verifiers read
-    (``{"answer": "solution"}``: the ``answer`` field comes from the ``solution`` column).
+    ``columns`` maps the fields the verifiers read to dataset columns
+    (``{"answer": "solution"}``: the ``answer`` field comes from the ``solution`` column; a dotted
+    path such as ``reward_model.ground_truth`` reaches into a nested column).
     ``asynchronous=True`` returns ``async`` callables (see :func:`async_reward_funcs`).
     """
-    if on_error not in ON_ERROR:
-        raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
+    check_on_error(on_error, ON_ERROR, "TRL")
     return _make(spec, columns, on_error, split, log, AsyncRewardFunc if asynchronous else RewardFunc)
 
 

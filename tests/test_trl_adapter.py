@@ -155,6 +155,42 @@ def test_log_extra_and_log_metric():
     assert log.metrics["rewardsmith_format/status/ok"] == 1.0
 
 
+def test_a_batch_without_the_answer_column_warns_once_naming_the_fix(caplog):
+    """Item 5: a dataset whose gold sits in another column trains on zeros; say so once, with the fix."""
+    (math,) = reward_funcs({"type": "math", "workers": 0})
+    log = Log()
+    with caplog.at_level("WARNING", logger="rewardsmith"):
+        assert math(["q", "q"], [r"\boxed{4}", r"\boxed{5}"], solution=["4", "5"], log_metric=log.log_metric) == [0.0, 0.0]
+        math(["q"], [r"\boxed{4}"], solution=["4"])
+    warnings = [r.getMessage() for r in caplog.records if r.name == "rewardsmith"]
+    assert len(warnings) == 1
+    assert "'answer'" in warnings[0] and "columns={'answer': '<your column>'}" in warnings[0]
+    assert log.metrics["rewardsmith_math/status/invalid_input"] == 1.0
+
+
+def test_a_good_batch_does_not_warn(caplog):
+    (math,) = reward_funcs({"type": "math", "workers": 0})
+    with caplog.at_level("WARNING", logger="rewardsmith"):
+        math(["q", "q"], [r"\boxed{4}", r"\boxed{5}"], answer=["4", "4"])
+    assert not [r for r in caplog.records if r.name == "rewardsmith"]
+
+
+def test_columns_may_be_dotted_paths_into_nested_columns():
+    (math,) = reward_funcs({"type": "math", "workers": 0}, columns={"answer": "reward_model.ground_truth"})
+    nested = [{"ground_truth": "4", "style": "rule"}, {"ground_truth": "7", "style": "rule"}]
+    rewards = math(["q", "q"], [r"\boxed{4}", r"\boxed{4}"], reward_model=nested)
+    assert rewards == [1.0, 0.0]
+
+
+def test_the_error_policy_is_the_shared_one():
+    """Item 12: one policy, one exception type, for every adapter."""
+    from rewardsmith.adapters import policy
+
+    assert RewardError is policy.RewardError
+    with pytest.raises(ValueError, match="on_error must be one of none, zero, raise"):
+        reward_funcs("math", on_error="skip")
+
+
 def test_pickling_keeps_the_shared_scorer():
     funcs = reward_funcs(MATH_FORMAT)
     funcs[0](["q"], [GOOD], answer=["4"])  # fill the process-local cache first
