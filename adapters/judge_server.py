@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Any
 
-from rewardsmith.verifiers.judge_backends import BackendError, Completion, GenParams, Messages, TransformersBackend
+from rewardsmith.reward_models.local_judge import TransformersBackend
+from rewardsmith.verifiers.judge_backends import BackendError, Completion, GenParams, Messages
 
 
 class Batcher:

@@ -24,9 +24,10 @@ def main() -> None:
     args = parser.parse_args()
 
     from rewardsmith.adapters.judge_server import serve_in_thread
+    from rewardsmith.reward_models.local_judge import TransformersBackend
     from rewardsmith.verifiers import Sample
     from rewardsmith.verifiers.judge import JudgeVerifier
-    from rewardsmith.verifiers.judge_backends import OpenAIBackend, TransformersBackend
+    from rewardsmith.verifiers.judge_backends import OpenAIBackend
 
     start = time.perf_counter()
     local = TransformersBackend(max_batch=args.max_batch)

