@@ -18,10 +18,10 @@ from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss, roc_auc_score
 
 import rewardsmith.verifiers.calibration  # noqa: F401  (runs @register("brier"))
+from rewardsmith.adapters import calibration_metrics as metrics
 from rewardsmith.adapters.calibrate import get_path
 from rewardsmith.adapters.cli import main
 from rewardsmith.verifiers import Sample, SpecError, Verdict, Verifier, build, register
-from rewardsmith.verifiers import calibration_metrics as metrics
 from rewardsmith.verifiers.calibration import brier_reward
 from rewardsmith.verifiers.confidence import (
     coerce_confidence,

@@ -1,9 +1,8 @@
 """Calibration metrics for stated confidences: Brier, ECE, MCE, AUROC, reliability curve.
 
-numpy is imported here, at the top, so this module is never imported by
-``rewardsmith.verifiers`` itself (the ``brier`` verifier does not need it); the
-``calibrate`` command and user code import it on demand. numpy comes with the ``plots``
-extra.
+numpy is imported here, at the top: this module lives beside the ``calibrate`` command, outside
+the torch- and numpy-free ``rewardsmith.verifiers`` (the ``brier`` reward does not need it).
+numpy comes with the ``plots`` extra.
 
 Definitions (``p`` predicted probabilities in [0, 1], ``y`` labels in {0, 1}, N rows):
 
