@@ -34,7 +34,8 @@ def humaneval_rows() -> list[dict]:
 
 
 def in_process_jobs(rows: list[dict]) -> list:
-    from rewardsmith.sandbox.limits import Job, Limits
+    from rewardsmith.sandbox.job import Job
+    from rewardsmith.sandbox.limits import Limits
 
     jobs = []
     for row in rows:

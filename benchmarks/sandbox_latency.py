@@ -93,7 +93,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from rewardsmith.sandbox.docker_pool import DockerBackend
-    from rewardsmith.sandbox.limits import Job
+    from rewardsmith.sandbox.job import Job
     from rewardsmith.sandbox.local import LocalBackend
 
     job = Job(command=["python3", "main.py"], files={"main.py": PROGRAM})

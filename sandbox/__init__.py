@@ -6,6 +6,7 @@ the image is present, else local with a one-time warning).
 """
 
 from rewardsmith.sandbox.backend import Backend, get_backend, run, run_batch
-from rewardsmith.sandbox.limits import ExecResult, ExecStatus, Job, Limits, Peer
+from rewardsmith.sandbox.job import ExecResult, ExecStatus, Job, Peer
+from rewardsmith.sandbox.limits import Limits
 
 __all__ = ["Backend", "ExecResult", "ExecStatus", "Job", "Limits", "Peer", "get_backend", "run", "run_batch"]

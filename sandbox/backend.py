@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
-from rewardsmith.sandbox.limits import ExecResult, Job, Limits
+from rewardsmith.sandbox.job import ExecResult, Job
+from rewardsmith.sandbox.limits import Limits
 
 DEFAULT_IMAGE = "rewardsmith-sandbox:latest"
 

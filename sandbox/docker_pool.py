@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.sandbox.backend import ConcurrentBatches, image_name
-from rewardsmith.sandbox.limits import ExecResult, Job
+from rewardsmith.sandbox.job import ExecResult, Job
 from rewardsmith.sandbox.runner import HEADER
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text()

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from rewardsmith.sandbox.backend import image_name
-from rewardsmith.sandbox.limits import ExecResult, Job, Limits
+from rewardsmith.sandbox.job import ExecResult, Job
+from rewardsmith.sandbox.limits import Limits
 
 
 @dataclass

@@ -1,11 +1,9 @@
-"""What a sandboxed job may use, and what came of it: shared by every backend."""
+"""What a sandboxed job may use: the limits every backend enforces."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
-
-ExecStatus = Literal["ok", "timeout", "memory", "output_limit", "error"]
+from dataclasses import asdict, dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -23,87 +21,3 @@ class Limits:
         data = asdict(self)
         data["cpu_s"] = self.cpu_s if self.cpu_s is not None else self.wall_s
         return data
-
-
-@dataclass
-class ExecResult:
-    """The outcome of one job. ``status`` is about the sandbox's verdict on the run
-    (``ok`` means it ran to completion within the limits, whatever its exit code);
-    ``error`` means the sandbox itself failed and says nothing about the program."""
-
-    status: ExecStatus
-    exit_code: int | None = None
-    stdout: str = ""
-    stderr: str = ""
-    stdout_truncated: bool = False
-    stderr_truncated: bool = False
-    wall_s: float = 0.0
-    cpu_s: float = 0.0
-    error: str = ""
-    details: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok" and self.exit_code == 0
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ExecResult:
-        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
-        return cls(**known)
-
-
-@dataclass
-class Peer:
-    """The trusted side of a paired job: the judge that decides pass or fail.
-
-    It runs as a different user from the candidate, in its own private directory (its
-    ``files`` are never readable by the candidate), started after the candidate. The two
-    processes share exactly one channel: an AF_UNIX stream socket on file descriptor 3 in
-    each. The judge's stdout, stderr and exit code are the job's; the candidate's are in
-    ``ExecResult.details["candidate"]``. The job ends when the judge exits (the candidate's
-    processes are then killed) or at the job's wall-clock limit.
-    """
-
-    command: list[str]
-    files: dict[str, str | bytes] = field(default_factory=dict)
-    stdin: str | bytes = b""
-    env: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class Job:
-    """One program run: ``files`` (relative path → text or bytes) written into a fresh work
-    directory, then ``command`` run there with ``stdin``. With a ``judge``, ``command`` is the
-    candidate's side of a paired job (see :class:`Peer`)."""
-
-    command: list[str]
-    files: dict[str, str | bytes] = field(default_factory=dict)
-    stdin: str | bytes = b""
-    limits: Limits = field(default_factory=Limits)
-    env: dict[str, str] = field(default_factory=dict)
-    judge: Peer | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        """The JSON-able form the runner reads (bytes travel base64-encoded)."""
-        import base64
-
-        def enc(value: str | bytes) -> dict[str, str]:
-            if isinstance(value, bytes):
-                return {"b64": base64.b64encode(value).decode("ascii")}
-            return {"text": value}
-
-        wire: dict[str, Any] = {
-            "command": list(self.command),
-            "files": {path: enc(content) for path, content in self.files.items()},
-            "stdin": enc(self.stdin),
-            "limits": self.limits.as_dict(),
-            "env": dict(self.env),
-        }
-        if self.judge is not None:
-            wire["judge"] = {
-                "command": list(self.judge.command),
-                "files": {path: enc(content) for path, content in self.judge.files.items()},
-                "stdin": enc(self.judge.stdin),
-                "env": dict(self.judge.env),
-            }
-        return wire

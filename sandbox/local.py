@@ -38,7 +38,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from rewardsmith.sandbox.backend import ConcurrentBatches
-from rewardsmith.sandbox.limits import ExecResult, Job, Limits
+from rewardsmith.sandbox.job import ExecResult, Job
+from rewardsmith.sandbox.limits import Limits
 from rewardsmith.sandbox.runner import SAFE_PATH, read_frame, write_frame
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py")

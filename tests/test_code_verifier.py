@@ -16,7 +16,7 @@ import pytest
 
 import rewardsmith.verifiers.code  # noqa: F401 - registers "code"
 from rewardsmith.sandbox.backend import get_backend
-from rewardsmith.sandbox.limits import ExecResult, Job
+from rewardsmith.sandbox.job import ExecResult, Job
 from rewardsmith.verifiers import Sample, SpecError, build
 from rewardsmith.verifiers.code import CodeVerifier, parse_records, score_tests
 from rewardsmith.verifiers.code_harness import prepare_script

@@ -18,7 +18,8 @@ import time
 import pytest
 from conftest import require_docker
 
-from rewardsmith.sandbox.limits import Job, Limits
+from rewardsmith.sandbox.job import Job
+from rewardsmith.sandbox.limits import Limits
 
 pytestmark = pytest.mark.slow
 

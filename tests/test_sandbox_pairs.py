@@ -20,7 +20,8 @@ import pytest
 from conftest import REPO, require_docker
 from test_sandbox import assert_next_job_is_normal, py
 
-from rewardsmith.sandbox.limits import Job, Limits, Peer
+from rewardsmith.sandbox.job import Job, Peer
+from rewardsmith.sandbox.limits import Limits
 
 pytestmark = pytest.mark.slow
 

@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from rewardsmith.sandbox.limits import ExecResult, Job, Limits, Peer
+from rewardsmith.sandbox.job import ExecResult, Job, Peer
+from rewardsmith.sandbox.limits import Limits
 from rewardsmith.verifiers.code_harness import candidate_program, judge_program, prepare_pytest, prepare_script
 from rewardsmith.verifiers.code_tests import (
     CHECKERS,
