@@ -233,6 +233,45 @@ def test_unparseable_output_is_retried_then_an_error_with_the_raw_text() -> None
     assert "unparseable" in verdict.feedback
 
 
+def test_unparseable_outputs_and_outages_are_never_cached(tmp_path) -> None:
+    """Item 9: a rerun asks the judge again instead of replaying a stored failure as a permanent error."""
+    cache = tmp_path / "judge.sqlite"
+    garbled = FakeBackend(lambda m: "I like turtles")
+    first = JudgeVerifier(mode="holistic", backend=garbled, parse_retries=1, cache=str(cache)).verify(samples()[0])
+    assert first.status == "error" and garbled.calls == 2
+    assert len(JudgeCache(cache)) == 0
+
+    class Down(FakeBackend):
+        def complete_batch(self, requests):
+            self._count(len(requests))
+            return [BackendError("connection refused")] * len(requests)
+
+    down = Down(None)
+    assert JudgeVerifier(mode="holistic", backend=down, cache=str(cache)).verify(samples()[0]).status == "error"
+    assert len(JudgeCache(cache)) == 0
+
+    fixed = FakeBackend(lambda m: "Clear and right. Score: 5")
+    again = JudgeVerifier(mode="holistic", backend=fixed, parse_retries=1, cache=str(cache)).verify(samples()[0])
+    assert again.status == "ok" and fixed.calls == 1 and len(JudgeCache(cache)) == 1
+    replay = FakeBackend(lambda m: "never asked")
+    cached = JudgeVerifier(mode="holistic", backend=replay, parse_retries=1, cache=str(cache)).verify(samples()[0])
+    assert cached.status == "ok" and cached.score == again.score and replay.calls == 0
+
+
+def test_a_stored_output_that_no_longer_parses_is_dropped(tmp_path) -> None:
+    cache_path = tmp_path / "judge.sqlite"
+    good = FakeBackend(lambda m: "Fine. Score: 4")
+    JudgeVerifier(mode="holistic", backend=good, parse_retries=0, cache=str(cache_path)).verify(samples()[0])
+    cache = JudgeCache(cache_path)
+    (key,) = [row[0] for row in cache._connect().execute("SELECT key FROM judge")]
+    cache.put(key, {"text": "garbage that an older parser accepted", "logprobs": None})
+    cache.close()
+    verdict = JudgeVerifier(mode="holistic", backend=good, parse_retries=0, cache=str(cache_path)).verify(samples()[0])
+    assert verdict.status == "error" and len(JudgeCache(cache_path)) == 0  # dropped: the next run asks anew
+    assert JudgeVerifier(mode="holistic", backend=good, parse_retries=0,
+                         cache=str(cache_path)).verify(samples()[0]).status == "ok"
+
+
 def test_holistic_uses_logprobs_when_given() -> None:
     import math
 

@@ -450,6 +450,12 @@ class JudgeVerifier(Verifier):
         return GenParams(self.max_tokens, max(self.temperature, self.retry_temperature), top, attempt)
 
     def _run(self, calls: list[_Call]) -> None:
+        """Ask for every call's output (cache first), parse, and retry the unparseable ones.
+
+        Only an output that parsed is stored: an outage or an unparseable reply must be asked
+        again on the next run, never replayed from the cache as a permanent ``error``. A stored
+        output that no longer parses (a parser change) is dropped from the cache.
+        """
         pending = list(calls)
         identity = self.backend.identity()
         for attempt in range(self.parse_retries + 1):
@@ -465,14 +471,9 @@ class JudgeVerifier(Verifier):
                         completions[n] = Completion.from_dict(hit)
             misses = [n for n, c in enumerate(completions) if c is None]
             fresh = self.backend.complete_batch([(pending[n].messages, params) for n in misses]) if misses else []
-            to_store = []
             for n, result in zip(misses, fresh, strict=True):
                 completions[n] = result
-                if isinstance(result, Completion):
-                    to_store.append((keys[n], result.to_dict()))
-            if self.cache is not None:
-                self.cache.put_many(to_store)
-            retry = []
+            to_store, stale, retry = [], [], []
             for n, (call, result) in enumerate(zip(pending, completions, strict=True)):
                 call.cached.append(n not in misses)
                 if isinstance(result, BackendError) or result is None:
@@ -485,6 +486,14 @@ class JudgeVerifier(Verifier):
                 except (ParseError, ValueError) as exc:
                     call.failure = f"unparseable judge output after {attempt + 1} attempt(s): {exc}"
                     retry.append(call)
+                    if n not in misses:
+                        stale.append(keys[n])
+                    continue
+                if n in misses:
+                    to_store.append((keys[n], result.to_dict()))
+            if self.cache is not None:
+                self.cache.put_many(to_store)
+                self.cache.delete_many(stale)
             pending = retry
 
     def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:

@@ -74,6 +74,14 @@ class JudgeCache:
                              [(k, json.dumps(v)) for k, v in items])
             conn.commit()
 
+    def delete_many(self, keys: list[str]) -> None:
+        if not keys:
+            return
+        with self._lock:
+            conn = self._connect()
+            conn.executemany("DELETE FROM judge WHERE key = ?", [(k,) for k in keys])
+            conn.commit()
+
     def __len__(self) -> int:
         with self._lock:
             return int(self._connect().execute("SELECT COUNT(*) FROM judge").fetchone()[0])
