@@ -96,3 +96,10 @@ def load_causal_lm(model: str = DEFAULT_LOCAL_MODEL, device: str = "cpu", dtype:
             tokenizer.pad_token = tokenizer.eos_token
         _MODELS[key] = (lm, tokenizer)
         return lm, tokenizer
+
+
+def load_tokenizer(name: str) -> Any:
+    """A tokenizer by hub id or local directory, for length rewards that count tokens."""
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(name)

@@ -22,6 +22,7 @@ words. ``details["length_unit"]`` says which (``tokens``, ``chars`` or ``words``
 
 from __future__ import annotations
 
+import importlib
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +33,7 @@ from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid
 from rewardsmith.verifiers.registry import build, register
 
 TokenizerSpec = Callable[[str], Sequence[int]] | str | None
+TOKENIZER_LOADER = "rewardsmith.reward_models.loading"  # transformers stays out of rewardsmith.verifiers
 _PROPAGATED = ("error", "timeout", "invalid_input")  # correctness statuses cosine passes on
 
 
@@ -138,10 +140,8 @@ class _Measured(Verifier):
     def _encoder(self) -> Any:
         if self.tokenizer is None or callable(self.tokenizer):
             return self.tokenizer
-        if self._loaded is None:
-            from transformers import AutoTokenizer  # heavy: only when a name is configured
-
-            self._loaded = AutoTokenizer.from_pretrained(self.tokenizer)
+        if self._loaded is None:  # transformers lives with the models, found by name: only when one is configured
+            self._loaded = importlib.import_module(TOKENIZER_LOADER).load_tokenizer(self.tokenizer)
         return self._loaded
 
     def _measure(self, sample: Sample, words: bool) -> Measure | Verdict:
