@@ -203,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _score(args: argparse.Namespace) -> int:
     from rewardsmith.adapters.scoring import ResumeError, format_summary, score_file
     from rewardsmith.verifiers import SpecError, build
+    from rewardsmith.verifiers.math import start_pools
     from rewardsmith.verifiers.pool import set_default_workers
 
     if not args.input.exists():
@@ -217,7 +218,7 @@ def _score(args: argparse.Namespace) -> int:
         return _fail(f"bad --reward: {exc}")
     set_default_workers(args.workers)
     if args.backend == "local":
-        _start_pools(verifier)  # the workers import sympy & co. while this process reads the input
+        start_pools(verifier)  # the workers import sympy & co. while this process reads the input
     try:
         if args.backend == "ray":
             from rewardsmith.adapters.ray_scoring import score_file_ray
@@ -237,41 +238,6 @@ def _score(args: argparse.Namespace) -> int:
     if args.summary_json:
         args.summary_json.write_text(json.dumps(summary.as_dict(), indent=2) + "\n")
     return 0
-
-
-
-def _start_pools(verifier: object) -> None:
-    """Start now the worker pools the reward's math verifiers will use, instead of at the first batch."""
-    from rewardsmith.verifiers.math import GradeTask
-    from rewardsmith.verifiers.pool import shared_pool
-
-    for workers in _math_pool_sizes(verifier):
-        # The workers import what a math task needs while this process reads its input.
-        shared_pool(workers, preload=GradeTask.preload).start()
-
-
-def _math_pool_sizes(verifier: object) -> set[int | None]:
-    """The ``workers`` of every math verifier inside a (possibly composed) reward, 0 (in-process) left out."""
-    from rewardsmith.verifiers import Verifier
-    from rewardsmith.verifiers.math import MathVerifier
-
-    sizes: set[int | None] = set()
-    seen: set[int] = set()
-    stack = [verifier]
-    while stack:
-        obj = stack.pop()
-        if id(obj) in seen:
-            continue
-        seen.add(id(obj))
-        if isinstance(obj, MathVerifier) and getattr(obj, "workers", None) != 0:
-            sizes.add(obj.workers)
-        if isinstance(obj, Verifier):
-            stack.extend(vars(obj).values())
-        elif isinstance(obj, dict):
-            stack.extend(obj.values())
-        elif isinstance(obj, list | tuple | set | frozenset):
-            stack.extend(obj)
-    return sizes
 
 
 def _calibrate(args: argparse.Namespace) -> int:

@@ -9,9 +9,8 @@ import sys
 
 import pytest
 
-from rewardsmith.adapters.cli import _math_pool_sizes
 from rewardsmith.verifiers import build
-from rewardsmith.verifiers.math import GradeTask
+from rewardsmith.verifiers.math import GradeTask, math_pool_sizes
 
 
 @pytest.mark.parametrize(
@@ -29,7 +28,7 @@ from rewardsmith.verifiers.math import GradeTask
     ],
 )
 def test_the_cli_finds_every_math_pool_in_a_reward(spec, sizes):
-    assert _math_pool_sizes(build(spec)) == sizes
+    assert math_pool_sizes(build(spec)) == sizes
 
 
 HEAVY = ("sympy", "math_verify", "latex2sympy2_extended", "antlr4", "torch", "transformers", "fastapi", "docker")
