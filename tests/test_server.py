@@ -189,20 +189,36 @@ def test_oversized_body_without_content_length_is_refused(math_server):
     assert r.status_code == 413
 
 
+def metric_samples(text: str) -> dict[tuple[str, frozenset], float]:
+    """``/metrics`` parsed by prometheus_client's own parser: (sample name, labels) -> value."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return {(s.name, frozenset(s.labels.items())): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
 def test_health_and_metrics(math_server):
+    before = metric_samples(httpx.get(f"{math_server.url}/metrics").text)
     httpx.post(f"{math_server.url}/get_reward", json=OPENRLHF_REQUEST)
     httpx.post(f"{math_server.url}/get_reward", content=b"{bad")
     health = httpx.get(f"{math_server.url}/health").json()
     assert health["status"] == "ok" and health["reward"] == "math"
     r = httpx.get(f"{math_server.url}/metrics")
     assert r.headers["content-type"].startswith("text/plain")
-    text = r.text
-    assert 'rewardsmith_requests_total{route="/get_reward",code="200"}' in text
-    assert 'rewardsmith_requests_total{route="/get_reward",code="400"}' in text
-    assert 'rewardsmith_request_seconds_bucket{route="/get_reward",le="+Inf"}' in text
-    assert "# TYPE rewardsmith_request_seconds histogram" in text
-    assert 'rewardsmith_verdicts_total{status="ok"}' in text
-    assert 'rewardsmith_verdicts_total{status="no_answer"}' in text
+    after = metric_samples(r.text)
+
+    def grew(name: str, **labels: str) -> float:
+        key = (name, frozenset(labels.items()))
+        return after.get(key, 0.0) - before.get(key, 0.0)
+
+    assert grew("rewardsmith_requests_total", route="/get_reward", code="200") == 1
+    assert grew("rewardsmith_requests_total", route="/get_reward", code="400") == 1
+    assert grew("rewardsmith_request_seconds_count", route="/get_reward") == 2
+    assert grew("rewardsmith_request_seconds_bucket", route="/get_reward", le="+Inf") == 2
+    assert grew("rewardsmith_verdicts_total", status="ok") == 2  # 4 -> boxed, 16 vs 15 -> wrong
+    assert grew("rewardsmith_verdicts_total", status="no_answer") == 1
+    assert grew("rewardsmith_batched_samples_total") == 3
+    assert after[("rewardsmith_in_flight", frozenset())] == 0
 
 
 async def _concurrent(url: str, n: int, payload: dict) -> list[httpx.Response]:
