@@ -105,5 +105,5 @@ def test_correct_comes_from_all_parts_or_the_named_one():
     row = sample(a=1.0, b=0.0)
     assert build({"type": "weighted", "parts": parts}).verify(row).correct is False
     assert build({"type": "weighted", "parts": parts, "correct_from": "acc"}).verify(row).correct is True
-    with pytest.raises(SpecError, match="names no part"):
+    with pytest.raises(SpecError, match="correct_from: unknown part 'nope'"):
         build({"type": "min", "parts": parts, "correct_from": "nope"})

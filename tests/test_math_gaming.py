@@ -433,7 +433,7 @@ def test_last_number_off_from_a_spec() -> None:
     verifier = build({"type": "math", "last_number": False, "workers": 0})
     verdict = verifier.verify(Sample(completion="we count 4 in all", fields={"answer": "4"}))
     assert verdict.status == "no_answer"
-    with pytest.raises(ValueError, match="unknown extraction form"):
+    with pytest.raises(ValueError, match=r"math\.extract\[1\]: expected one of 'answer_tag'"):
         build({"type": "math", "extract": ["boxed", "vibes"]})
 
 

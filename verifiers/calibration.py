@@ -42,9 +42,8 @@ which sum to the score, plus the nested verifier's components as ``correctness.N
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any
 
 from rewardsmith.verifiers.confidence import (
     ConfidenceMatch,
@@ -54,7 +53,8 @@ from rewardsmith.verifiers.confidence import (
     strip_confidence,
 )
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
-from rewardsmith.verifiers.registry import build, register
+from rewardsmith.verifiers.options import NonEmpty, Spec, SpecError, coerce_options, declare, option
+from rewardsmith.verifiers.registry import register
 
 PROPAGATED = ("error", "timeout", "invalid_input")
 
@@ -67,22 +67,25 @@ def brier_reward(correct: bool, confidence: float) -> tuple[float, float]:
 
 
 @register("brier")
+@declare
 class BrierVerifier(Verifier):
     """Correctness plus a Brier calibration term on the stated confidence (RLCR)."""
 
     name = "brier"
 
-    def __init__(
-        self,
-        correctness: Any = "math",
-        confidence_field: str | None = None,
-        patterns: Sequence[str] | None = None,
-        strip_confidence: bool = True,
-    ) -> None:
-        self.correctness = build(correctness)
-        self.confidence_field = confidence_field
-        self.patterns = compile_patterns(patterns)
-        self.strip_confidence = bool(strip_confidence) and confidence_field is None
+    correctness: Spec = option("math", "the reward spec that decides right or wrong (c)")
+    confidence_field: str | None = option(None, "read the confidence q from this field instead of the completion")
+    patterns: Annotated[tuple[str, ...], NonEmpty()] | None = option(
+        None, "regular expressions finding q in the completion, strongest first (default: the built-in ones)")
+    strip_confidence: bool = option(True, "grade correctness on the completion without its confidence statements")
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
+        try:
+            self.regexes = compile_patterns(self.patterns)
+        except ValueError as exc:
+            raise SpecError(str(exc), ("patterns",)) from None
+        self.strip_confidence = self.strip_confidence and self.confidence_field is None
 
     def components(self) -> dict[str, Verifier]:
         return {"correctness": self.correctness}
@@ -91,7 +94,7 @@ class BrierVerifier(Verifier):
         """The stated confidence: the dataset field when configured, else the completion's."""
         if self.confidence_field is not None:
             return coerce_confidence(sample.get(self.confidence_field))
-        return find_confidence(sample.completion_text, self.patterns)
+        return find_confidence(sample.completion_text, self.regexes)
 
     def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         graded = [self._for_correctness(s) for s in samples] if self.strip_confidence else samples
@@ -102,13 +105,13 @@ class BrierVerifier(Verifier):
         """The sample with its confidence statements cut out of the (last assistant) text."""
         completion = sample.completion
         if isinstance(completion, str):
-            return replace(sample, completion=strip_confidence(completion, self.patterns))
+            return replace(sample, completion=strip_confidence(completion, self.regexes))
         if isinstance(completion, list) and completion and all(isinstance(m, dict) for m in completion):
             messages = [dict(m) for m in completion]
             for message in reversed(messages):
                 if message.get("role", "assistant") == "assistant":
                     if isinstance(message.get("content"), str):
-                        message["content"] = strip_confidence(message["content"], self.patterns)
+                        message["content"] = strip_confidence(message["content"], self.regexes)
                     break
             return replace(sample, completion=messages)
         return sample

@@ -36,7 +36,7 @@ import time
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from rewardsmith.sandbox.job import ExecResult, Job, Peer
 from rewardsmith.sandbox.limits import Limits
@@ -56,6 +56,7 @@ from rewardsmith.verifiers.code_tests import (
 )
 from rewardsmith.verifiers.code_wire import WireError, decode, encode
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
+from rewardsmith.verifiers.options import Pattern, Range, coerce_options, declare, option
 from rewardsmith.verifiers.registry import register
 
 SCORES = ("all", "fraction", "first_k")
@@ -77,7 +78,11 @@ _WORKDIR_PATH = re.compile(r'File "[^"]*/(solution\.py|solution\.cpp|checker\.py
 Check = Generator[list[Job], list[ExecResult], Verdict]
 
 
+CheckerSource = Annotated[str, Pattern(r"(?s).*\n.*", "the source of a checker program (several lines)")]
+
+
 @register("code")
+@declare
 class CodeVerifier(Verifier):
     """Run the completion's code against the sample's tests in the sandbox.
 
@@ -98,53 +103,29 @@ class CodeVerifier(Verifier):
 
     name = "code"
 
-    def __init__(
-        self,
-        language: str = "python",
-        backend: str = "auto",
-        timeout_s: float = 5.0,
-        memory_mb: int = 1024,
-        tests_field: str = "tests",
-        entry_point_field: str = "entry_point",
-        score: str = "all",
-        k: int = 1,
-        checker: str | None = None,
-        rel_tol: float = 1e-6,
-        abs_tol: float = 1e-9,
-        prepend_prompt: bool | str = "auto",
-        output_bytes: int = 1 << 20,
-        max_job_s: float = 60.0,
-        compile_timeout_s: float = 30.0,
-        python: str = "python3",
-    ) -> None:
-        if language not in LANGUAGES:
-            raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, got {language!r}")
-        if score not in SCORES:
-            raise ValueError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
-        if int(k) < 1:
-            raise ValueError(f"k must be at least 1, got {k!r}")
-        if prepend_prompt not in (True, False, "auto"):
-            raise ValueError(f"prepend_prompt must be true, false or 'auto', got {prepend_prompt!r}")
-        if checker is not None and checker not in CHECKERS and "\n" not in checker:
-            raise ValueError(f"checker must be one of {', '.join(CHECKERS)} or the source of a checker program")
-        if float(timeout_s) <= 0 or int(memory_mb) < 32:
-            raise ValueError("timeout_s must be positive and memory_mb at least 32")
-        self.language = language
-        self.backend = backend
-        self.timeout_s = float(timeout_s)
-        self.memory_mb = int(memory_mb)
-        self.tests_field = tests_field
-        self.entry_point_field = entry_point_field
-        self.score = score
-        self.k = int(k)
-        self.checker = checker
-        self.rel_tol = float(rel_tol)
-        self.abs_tol = float(abs_tol)
-        self.prepend_prompt = prepend_prompt
-        self.output_bytes = int(output_bytes)
-        self.max_job_s = float(max_job_s)
-        self.compile_timeout_s = float(compile_timeout_s)
-        self.python = python
+    language: Literal[LANGUAGES] = option("python", "the solution's language (cpp: stdin/stdout tests only)")
+    backend: Literal["auto", "docker", "local"] = option("auto", "the sandbox: docker when an engine answers, else "
+                                                                 "local (weaker isolation)")
+    timeout_s: Annotated[float, Range(gt=0)] = option(5.0, "time limit per test, in seconds")
+    memory_mb: Annotated[int, Range(ge=32)] = option(1024, "memory limit per test, in MiB")
+    tests_field: str = option("tests", "the field holding the tests")
+    entry_point_field: str = option("entry_point", "the field naming the function under test")
+    score: Literal[SCORES] = option("all", "all: 1 only when every test passes; fraction: passed/total; first_k: 1 "
+                                           "when the first k pass")
+    k: Annotated[int, Range(ge=1)] = option(1, "the k of score: first_k")
+    checker: Literal[CHECKERS] | CheckerSource | None = option(
+        None, "how stdout is compared (default whitespace), or the Python source of a checker program")
+    rel_tol: Annotated[float, Range(ge=0)] = option(1e-6, "relative tolerance of float comparisons")
+    abs_tol: Annotated[float, Range(ge=0)] = option(1e-9, "absolute tolerance of float comparisons")
+    prepend_prompt: bool | Literal["auto"] = option("auto", "put the prompt before the code (HumanEval-style "
+                                                            "completions of a function body)")
+    output_bytes: Annotated[int, Range(ge=1)] = option(1 << 20, "stdout/stderr kept per stream per test")
+    max_job_s: Annotated[float, Range(gt=0)] = option(60.0, "cap on one sandbox job (the sum of a sample's limits)")
+    compile_timeout_s: Annotated[float, Range(gt=0)] = option(30.0, "time limit for compiling (cpp)")
+    python: str = option("python3", "the interpreter inside the sandbox")
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
         self._backend_override: Any = None
 
     def __getstate__(self) -> dict[str, Any]:

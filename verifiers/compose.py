@@ -3,33 +3,54 @@
 Each composite runs its parts through their batch paths (so a math part still uses
 its worker pool), keeps every part's verdict in ``Verdict.parts`` and its score in
 ``Verdict.components`` for logging. An ``error`` in any part that the result depends on
-makes the result an ``error``.
+makes the result an ``error``. A part's label is its spec's ``name``, else its type.
 """
 
 from __future__ import annotations
 
+import fnmatch
+import logging
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any, Literal, Union
 
-from rewardsmith.verifiers.core import Sample, Verdict, Verifier, invalid_input
-from rewardsmith.verifiers.registry import SpecError, build, register
+from rewardsmith.verifiers.core import MISSING, Sample, Verdict, Verifier, invalid_input, lookup
+from rewardsmith.verifiers.options import (
+    IsSpec,
+    NonEmpty,
+    Spec,
+    SpecError,
+    coerce_options,
+    declare,
+    option,
+    unknown_name,
+)
+from rewardsmith.verifiers.registry import register
 
 _PRECEDENCE = ("error", "timeout", "invalid_input", "no_answer", "ok")
 
+JudgeSpec = Annotated[Union[str, Mapping[str, Any], Verifier], IsSpec(default_type="judge")]  # noqa: UP007
+"""A judge spec: ``type`` may be left out (``{"mode": "reference"}`` is a judge)."""
 
-def _part_name(spec: Any, verifier: Verifier, taken: set[str]) -> str:
-    base = spec.get("name") if isinstance(spec, Mapping) and "name" in spec else verifier.name
-    name, n = base, 2
+logger = logging.getLogger("rewardsmith")
+
+
+def _label(verifier: Verifier) -> str:
+    return str(getattr(verifier, "label", None) or verifier.name)
+
+
+def _unique(label: str, taken: set[str]) -> str:
+    name, n = label, 2
     while name in taken:
-        name, n = f"{base}_{n}", n + 1
+        name, n = f"{label}_{n}", n + 1
     taken.add(name)
     return name
 
 
-def _build_part(spec: Any) -> Verifier:
-    if isinstance(spec, Mapping) and "name" in spec:
-        spec = {k: v for k, v in spec.items() if k != "name"}
-    return build(spec)
+def _named(verifiers: Sequence[Verifier]) -> dict[str, Verifier]:
+    """Parts by label; a repeated label gets a suffix (``math``, ``math_2``)."""
+    taken: set[str] = set()
+    return {_unique(_label(v), taken): v for v in verifiers}
 
 
 def _worst_status(verdicts: Sequence[Verdict]) -> str:
@@ -59,29 +80,27 @@ def _merge(names: Sequence[str], verdicts: Sequence[Verdict], score: float, corr
     )
 
 
+@declare
 class _Composite(Verifier):
     """Parts scored side by side. ``correct`` is every part's ``correct`` combined with
     ``all``, or, with ``correct_from: NAME``, that one part's (a correctness part plus
     shaping parts such as format or length should report the correctness part's)."""
 
-    def __init__(self, parts: Sequence[Any], correct_from: str | None = None) -> None:
-        if not parts:
-            raise SpecError(f"{self.name!r} needs at least one part in 'parts'")
-        taken: set[str] = set()
-        self.parts: dict[str, Verifier] = {}
-        for spec in parts:
-            verifier = _build_part(spec)
-            self.parts[_part_name(spec, verifier, taken)] = verifier
-        if correct_from is not None and correct_from not in self.parts:
-            raise SpecError(f"correct_from {correct_from!r} names no part; parts: {', '.join(self.parts)}")
-        self.correct_from = correct_from
+    parts: Annotated[list[Spec], NonEmpty()] = option(doc="the rewards to combine; a part's `name` labels it")
+    correct_from: str | None = option(None, "the part whose `correct` the result reports (default: all parts')")
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
+        self.named = _named(self.parts)
+        if self.correct_from is not None and self.correct_from not in self.named:
+            raise SpecError(unknown_name("part", self.correct_from, list(self.named), "parts"), ("correct_from",))
 
     def components(self) -> dict[str, Verifier]:
-        return dict(self.parts)
+        return dict(self.named)
 
     def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
-        per_part = [part.verify_batch(samples) for part in self.parts.values()]
-        names = list(self.parts)
+        per_part = [part.verify_batch(samples) for part in self.named.values()]
+        names = list(self.named)
         return [
             _merge(names, row, self._combine(names, row), self.correct_from)
             for row in zip(*per_part, strict=True)
@@ -92,21 +111,24 @@ class _Composite(Verifier):
 
 
 @register("weighted")
+@declare
 class Weighted(_Composite):
     """Σ weight·score over the parts (no normalisation: weights say what a part is worth)."""
 
     name = "weighted"
 
-    def __init__(
-        self, parts: Sequence[Any], weights: Sequence[float] | None = None, correct_from: str | None = None
-    ) -> None:
-        super().__init__(parts, correct_from)
-        weights = [1.0] * len(self.parts) if weights is None else [float(w) for w in weights]
-        if len(weights) != len(self.parts):
-            raise SpecError(f"'weights' has {len(weights)} entries for {len(self.parts)} parts")
-        self.weights = weights
+    weights: list[float] | None = option(None, "one weight per part, in order (default: 1 each)")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.weights is None:
+            self.weights = [1.0] * len(self.named)
+        if len(self.weights) != len(self.named):
+            raise SpecError(f"{len(self.weights)} weights for {len(self.named)} parts: give one weight per part",
+                            ("weights",))
 
     def _combine(self, names: Sequence[str], verdicts: Sequence[Verdict]) -> float:
+        assert self.weights is not None
         return sum(w * v.score for w, v in zip(self.weights, verdicts, strict=True))
 
 
@@ -131,6 +153,7 @@ class Maximum(_Composite):
 
 
 @register("gate")
+@declare
 class Gate(Verifier):
     """Score ``then`` only for samples that pass ``when``; the others get ``otherwise``.
 
@@ -141,13 +164,16 @@ class Gate(Verifier):
 
     name = "gate"
 
-    def __init__(self, when: Any, then: Any, otherwise: float = 0.0, threshold: float | None = None) -> None:
-        self.when = _build_part(when)
-        self.then = _build_part(then)
-        self.otherwise = float(otherwise)
-        self.threshold = threshold
-        self.when_name = _part_name(when, self.when, set())
-        self.then_name = _part_name(then, self.then, {self.when_name})
+    when: Spec = option(doc="the gate: passed by an ok verdict that is correct (or, without `correct`, scores > 0)")
+    then: Spec = option(doc="the reward of the samples that pass the gate")
+    otherwise: float = option(0.0, "the score of the samples that do not pass")
+    threshold: float | None = option(None, "pass when the gate's score is at least this, instead of by `correct`")
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
+        taken: set[str] = set()
+        self.when_name = _unique(_label(self.when), taken)
+        self.then_name = _unique(_label(self.then), taken)
 
     def components(self) -> dict[str, Verifier]:
         return {self.when_name: self.when, self.then_name: self.then}
@@ -180,64 +206,134 @@ class Gate(Verifier):
         return out
 
 
-@register("route")
-class Route(Verifier):
-    """Pick a reward per sample by a dataset field (``data_source`` or ``task``).
+_GLOB = frozenset("*?[")
+_DEFAULT_FIELDS = ("data_source", "task")
+_NOT_ROUTABLE = ("completion", "prompt")
+_warned_routes: set[tuple[Any, ...]] = set()  # route configurations that have warned in this process
 
-    One spec serves a mixed dataset: gsm8k rows go to ``math``, code rows to ``code``.
-    A value with no route and no ``default`` is ``invalid_input``, naming the routes.
+
+@register("route")
+@declare
+class Route(Verifier):
+    """Pick a reward per row by a dataset field (``data_source``, else ``task``).
+
+    One spec serves a mixed dataset and every trainer's names for it. Keys match the row's
+    value ignoring case: a key without ``*``, ``?`` or ``[`` is an exact name and wins; else
+    the first glob key (fnmatch: ``*gsm8k*`` matches verl's ``openai/gsm8k``) in spec order
+    that matches; else ``default``. A row without the field (OpenRLHF sends no
+    ``data_source``) takes only ``default``. A row no route takes is ``invalid_input``
+    (``details["missing_field"]`` names the field when it is absent), counted in ``unrouted``
+    and logged once per process with the values seen. Only dataset fields are read: a
+    completion never picks its own reward.
     """
 
     name = "route"
 
-    def __init__(self, routes: Mapping[str, Any], field: str | None = None, default: Any = None) -> None:
-        if not routes:
-            raise SpecError("'route' needs a non-empty 'routes' mapping")
-        self.field = field
-        self.routes = {str(k): build(v) for k, v in routes.items()}
-        self.default = build(default) if default is not None else None
+    routes: Annotated[dict[str, Spec], NonEmpty()] = option(
+        doc="value or glob (case-insensitive) -> reward spec; exact names win, then globs in spec order")
+    field: str | None = option(None, "the dataset field routed on, dotted paths allowed (default: data_source, "
+                                     "else task)")
+    default: Spec | None = option(None, "the reward for rows no route takes, and for rows without the field")
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
+        if self.field is not None and self.field.split(".")[0] in _NOT_ROUTABLE:
+            raise SpecError(f"cannot route on {self.field!r}: a route reads dataset fields only, so that a "
+                            "completion never picks its own reward", ("field",))
+        self._exact: dict[str, str] = {}
+        self._globs: list[tuple[str, str]] = []
+        for key in self.routes:
+            folded = key.casefold()
+            if not _GLOB.isdisjoint(key):
+                self._globs.append((folded, key))
+            elif folded in self._exact:
+                raise SpecError(f"same key as {self._exact[folded]!r} (keys match ignoring case)", ("routes", key))
+            else:
+                self._exact[folded] = key
+        taken: set[str] = set()
+        self.labels = {key: _unique(_label(v), taken) if getattr(v, "label", None) else _unique(key, taken)
+                       for key, v in self.routes.items()}
+        self.default_label = _unique(_label(self.default) if getattr(self.default, "label", None) else "default",
+                                     taken)
+        self.unrouted: Counter[str] = Counter()  # values (or "<no FIELD>") of rows no route took
 
     def components(self) -> dict[str, Verifier]:
-        parts = dict(self.routes)
+        parts = {self.labels[key]: verifier for key, verifier in self.routes.items()}
         if self.default is not None:
-            parts["default"] = self.default
+            parts[self.default_label] = self.default
         return parts
 
-    def _key(self, sample: Sample) -> str | None:
-        names = [self.field] if self.field else ["data_source", "task"]
-        for name in names:
-            value = sample.get(name)
-            if value is not None:
-                return str(value)
-        return None
+    def value(self, sample: Sample) -> Any:
+        """The row's routing value, ``MISSING`` when it has none (absent or null)."""
+        for name in [self.field] if self.field else _DEFAULT_FIELDS:
+            value = lookup(sample.fields, name)
+            if value is not MISSING and value is not None:
+                return value
+        return MISSING
+
+    def match(self, value: Any) -> str | None:
+        """The route key that takes ``value``: the exact key, else the first matching glob; None: no route."""
+        if value is MISSING:
+            return None
+        text = str(value).casefold()
+        if text in self._exact:
+            return self._exact[text]
+        return next((key for pattern, key in self._globs if fnmatch.fnmatchcase(text, pattern)), None)
 
     def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
-        groups: dict[str | None, list[int]] = {}  # None: the default route
-        out: list[Verdict] = [Verdict()] * len(samples)
+        groups: dict[str | None, list[int]] = {}  # route key -> rows; None: the default route
+        out: list[Verdict | None] = [None] * len(samples)
+        missed: Counter[str] = Counter()
         for i, sample in enumerate(samples):
-            key = self._key(sample)
-            if key in self.routes:
+            value = self.value(sample)
+            key = self.match(value)
+            if key is not None or self.default is not None:
                 groups.setdefault(key, []).append(i)
-            elif self.default is not None:
-                groups.setdefault(None, []).append(i)
             else:
-                field = self.field or "data_source/task"
-                out[i] = invalid_input(
-                    f"no route for {field}={key!r}; routes: {', '.join(self.routes)}", route=key
-                )
+                out[i] = self._unrouted(value)
+                missed[f"<no {self._field_name()}>" if value is MISSING else str(value)] += 1
         for key, indices in groups.items():
             verifier = self.routes[key] if key is not None else self.default
-            label = key if key is not None else "default"
+            label = self.labels[key] if key is not None else self.default_label
             assert verifier is not None
             for i, verdict in zip(indices, verifier.verify_batch([samples[i] for i in indices]), strict=True):
                 nested = {f"{label}.{k}": s for k, s in verdict.components.items()}
                 out[i] = Verdict(score=verdict.score, correct=verdict.correct, status=verdict.status,
                                  feedback=verdict.feedback, details={"route": label}, elapsed_s=verdict.elapsed_s,
                                  components={label: verdict.reward, **nested}, parts={label: verdict})
-        return out
+        if missed:
+            self._count(missed)
+        return out  # type: ignore[return-value]  # every row was filled above
+
+    def _field_name(self) -> str:
+        return self.field or _DEFAULT_FIELDS[0]
+
+    def _unrouted(self, value: Any) -> Verdict:
+        keys = ", ".join(self.routes)
+        if value is MISSING:
+            fields = self.field or "data_source or task"
+            return invalid_input(f"the row has no {fields} field to route by and the route has no 'default' "
+                                 f"(routes: {keys})", missing_field=self._field_name())
+        return invalid_input(f"no route for {self._field_name()}={value!r} (routes: {keys}); add its name, a glob "
+                             "such as '*name*', or a 'default'", route=str(value))
+
+    def _count(self, missed: Counter[str]) -> None:
+        """Count the rows no route took; the first time in this process, say which values they had."""
+        self.unrouted.update(missed)
+        config = (self.field, tuple(self.routes))
+        if config in _warned_routes:
+            return
+        _warned_routes.add(config)
+        seen = ", ".join(f"{name!r} ({n})" for name, n in self.unrouted.most_common(10))
+        logger.warning(
+            "route: %d row(s) matched no route and there is no 'default'; they score 0 as invalid_input. "
+            "Values seen (rows): %s. Routes: %s. Add those names, a glob such as '*gsm8k*', or a 'default' route "
+            "(shown once per process; Route.unrouted keeps counting).",
+            sum(self.unrouted.values()), seen, ", ".join(self.routes))
 
 
 @register("cascade")
+@declare
 class Cascade(Verifier):
     """A rule verifier decides first; only its negatives (``correct`` False) go to the judge.
 
@@ -251,16 +347,14 @@ class Cascade(Verifier):
 
     name = "cascade"
 
-    def __init__(self, rule: Any = "math", judge: Any = None, on_judge_error: str = "error") -> None:
-        if on_judge_error not in ("error", "rule"):
-            raise SpecError(f"on_judge_error must be 'error' or 'rule', got {on_judge_error!r}")
-        self.rule = build(rule)
-        if judge is None:
-            judge = {"mode": "reference"}
-        if isinstance(judge, Mapping) and "type" not in judge:
-            judge = {"type": "judge", **judge}
-        self.judge = build(judge)
-        self.on_judge_error = on_judge_error
+    rule: Spec = option("math", "the rule verifier; its positives and its undecided verdicts stand")
+    judge: JudgeSpec = option(factory=lambda: {"mode": "reference"},
+                              doc="the judge asked about the rule's negatives (a judge spec; `type` may be left out)")
+    on_judge_error: Literal["error", "rule"] = option("error", "a judge failure: an error verdict, or the rule's "
+                                                               "negative")
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
 
     def components(self) -> dict[str, Verifier]:
         return {"rule": self.rule, "judge": self.judge}

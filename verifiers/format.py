@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Literal
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, read_completion
+from rewardsmith.verifiers.options import NonEmpty, Pattern, Unique, coerce_options, declare, option
 from rewardsmith.verifiers.registry import register
 
-MODES = ("strict", "soft")
+MODES = ("strict", "soft")  # the `mode` choices (the option declares them as a Literal)
 _TAG_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]*")
 _SHOWN = 40  # characters of stray text quoted in feedback
 
@@ -96,41 +97,26 @@ def partial_credit(text: str, tags: Sequence[str], passed: bool) -> float:
     return min(once * step, 1.0 - step)
 
 
-def _check_tags(tags: Any) -> list[str]:
-    if isinstance(tags, str) or not isinstance(tags, Sequence) or not tags:
-        raise ValueError(f"'tags' must be a non-empty list of tag names, got {tags!r}")
-    names = list(tags)
-    for name in names:
-        if not isinstance(name, str) or not _TAG_NAME.fullmatch(name):
-            raise ValueError(f"'tags' entry {name!r} is not a tag name (letters, digits, _ . : -)")
-    if len(set(names)) != len(names):
-        raise ValueError(f"'tags' has duplicates: {names!r}")
-    return names
+TagName = Annotated[str, Pattern(_TAG_NAME.pattern, "a tag name (letters, digits, _ . : -)")]
 
 
 @register("format")
+@declare
 class FormatVerifier(Verifier):
     """Tag-format reward for reasoning models (see the module docstring for the options)."""
 
     name = "format"
 
-    def __init__(
-        self,
-        tags: Sequence[str] = ("think", "answer"),
-        mode: str = "strict",
-        partial: bool = False,
-        allow_empty: bool = True,
-        prefix: str = "",
-    ) -> None:
-        if mode not in MODES:
-            raise ValueError(f"'mode' must be one of {', '.join(MODES)}, got {mode!r}")
-        if not isinstance(prefix, str):
-            raise ValueError(f"'prefix' must be a string, got {prefix!r}")
-        self.tags = _check_tags(tags)
-        self.mode = mode
-        self.partial = bool(partial)
-        self.allow_empty = bool(allow_empty)
-        self.prefix = prefix
+    tags: Annotated[tuple[TagName, ...], NonEmpty(), Unique()] = option(
+        ("think", "answer"), "tag names, in the order they must appear (exact, case-sensitive)")
+    mode: Literal["strict", "soft"] = option("strict", "strict: only the tag pairs and whitespace; soft: any text "
+                                                       "around them")
+    partial: bool = option(False, "shaping credit of 1/(2·len(tags)) per tag seen exactly once, below 1.0")
+    allow_empty: bool = option(True, "whether a tag pair may enclose only whitespace")
+    prefix: str = option("", "text put before the completion (\"<think>\" when the chat template opens it)")
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
 
     def _verify(self, sample: Sample) -> Verdict:
         text = read_completion(sample)

@@ -33,20 +33,31 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
 from rewardsmith.verifiers.judge_backends import (
+    LAZY_BACKENDS,
     Backend,
     BackendError,
     Completion,
     GenParams,
     Messages,
+    OpenAIBackend,
     build_backend,
 )
 from rewardsmith.verifiers.judge_cache import JudgeCache, cache_key
 from rewardsmith.verifiers.judge_rubric import Rubric, RubricError, parse_rubric
-from rewardsmith.verifiers.registry import SpecError, register
+from rewardsmith.verifiers.options import (
+    Range,
+    SpecError,
+    check_keywords,
+    coerce_options,
+    declare,
+    option,
+    unknown_name,
+)
+from rewardsmith.verifiers.registry import register
 
 MODES = ("checklist", "holistic", "pairwise", "reference")
 _FEEDBACK_CHARS = 500
@@ -232,7 +243,27 @@ def _block(title: str, body: str) -> str:
     return f"[{title}]\n{body.strip()}\n[END {title}]"
 
 
+def _judge_backend(spec: Backend | Mapping[str, Any] | str | None) -> Backend:
+    """``build_backend``, with its spec errors at ``backend.…`` and the closest kind or option named."""
+    if isinstance(spec, Mapping):
+        options = dict(spec)
+        kind = options.pop("kind", "openai")
+        kinds = ["openai", *LAZY_BACKENDS]
+        if kind not in kinds:
+            raise SpecError(unknown_name("backend kind", kind, kinds, "kinds"), ("backend", "kind"))
+        if kind == "openai":
+            try:
+                check_keywords(OpenAIBackend, options, "the openai backend")
+            except SpecError as exc:
+                raise exc.at("backend") from None
+    try:
+        return build_backend(spec)
+    except (TypeError, ValueError) as exc:
+        raise SpecError(str(exc), ("backend",)) from None
+
+
 @register("judge")
+@declare
 class JudgeVerifier(Verifier):
     """An LLM judge as a reward. ``backend``: ``{"kind": "openai", "base_url": ..., "model": ...}``
     or ``{"kind": "transformers", "model": PATH_OR_ID}`` (default: local SmolLM2-135M-Instruct).
@@ -241,68 +272,51 @@ class JudgeVerifier(Verifier):
 
     name = "judge"
 
-    def __init__(
-        self,
-        mode: str = "checklist",
-        backend: Backend | Mapping[str, Any] | str | None = None,
-        rubric: Any = None,
-        rubric_field: str = "rubric",
-        reference_field: str = "reference",
-        answer_field: str = "answer",
-        per_item: bool = False,
-        min_score: int = 1,
-        max_score: int = 5,
-        score_descriptions: Mapping[Any, str] | None = None,
-        criteria: str | None = None,
-        use_logprobs: bool = True,
-        top_logprobs: int = 10,
-        parse_retries: int = 1,
-        retry_temperature: float = 0.7,
-        max_tokens: int = 256,
-        temperature: float = 0.0,
-        threshold: float | None = None,
-        cache: bool | str | Path | JudgeCache | None = True,
-        system_prompt: str | None = None,
-    ) -> None:
-        if mode not in MODES:
-            raise SpecError(f"judge mode {mode!r} is not one of {', '.join(MODES)}")
-        if min_score >= max_score:
-            raise SpecError(f"min_score {min_score} must be below max_score {max_score}")
-        self.mode = mode
+    mode: Literal[MODES] = option("checklist", "checklist, holistic, pairwise or reference (see the module docs)")
+    backend: Backend | Mapping[str, Any] | str | None = option(
+        None, "where prompts go: {kind: openai, base_url, model, ...} or {kind: transformers, model} "
+              "(default: local SmolLM2-135M-Instruct)")
+    rubric: Any = option(None, "a rubric for every row (items, {items, reference} or JSON text); a row's own wins")
+    rubric_field: str = option("rubric", "the field holding a row's rubric")
+    reference_field: str = option("reference", "the field holding the other response (pairwise) or a reference")
+    answer_field: str = option("answer", "the field holding the gold answer (reference mode)")
+    per_item: bool = option(False, "checklist: one call per item instead of one for all")
+    min_score: int = option(1, "holistic: the lowest score")
+    max_score: int = option(5, "holistic: the highest score")
+    score_descriptions: Mapping[int, str] | None = option(
+        None, "holistic: what each score means (default for 1..5: built in)")
+    criteria: str | None = option(None, "holistic and pairwise: what matters, added to the prompt")
+    use_logprobs: bool = option(True, "holistic: Σ p(s)·s over the score tokens when the backend gives them")
+    top_logprobs: Annotated[int, Range(ge=0)] = option(10, "log-probabilities asked per position")
+    parse_retries: Annotated[int, Range(ge=0)] = option(1, "re-asks when the judge's output does not parse")
+    retry_temperature: Annotated[float, Range(ge=0)] = option(0.7, "sampling temperature of the re-asks")
+    max_tokens: Annotated[int, Range(ge=1)] = option(256, "the judge's output length limit")
+    temperature: Annotated[float, Range(ge=0)] = option(0.0, "sampling temperature")
+    threshold: float | None = option(None, "checklist and holistic: correct when the score is at least this")
+    cache: bool | str | Path | JudgeCache | None = option(
+        True, "true: under ~/.cache/rewardsmith, a file path, or false")
+    system_prompt: str | None = option(None, "the judge's system prompt (default: a careful, impartial grader)")
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
+        if self.min_score >= self.max_score:
+            raise SpecError(f"must be above min_score ({self.min_score}), got {self.max_score}", ("max_score",))
+        self.backend = _judge_backend(self.backend)
         try:
-            self.backend = build_backend(backend)
-        except (TypeError, ValueError) as exc:
-            raise SpecError(f"bad judge backend {backend!r}: {exc}") from exc
-        try:
-            self.rubric = parse_rubric(rubric) if rubric is not None else None
+            self.rubric = parse_rubric(self.rubric) if self.rubric is not None else None
         except RubricError as exc:
-            raise SpecError(f"bad rubric in the judge spec: {exc}") from exc
-        self.rubric_field = rubric_field
-        self.reference_field = reference_field
-        self.answer_field = answer_field
-        self.per_item = per_item
-        self.min_score, self.max_score = int(min_score), int(max_score)
-        descriptions = score_descriptions
+            raise SpecError(f"bad rubric: {exc}", ("rubric",)) from None
+        descriptions = self.score_descriptions
         if descriptions is None and (self.min_score, self.max_score) == (1, 5):
             descriptions = DEFAULT_SCORE_DESCRIPTIONS
-        self.score_descriptions = {int(k): str(v) for k, v in (descriptions or {}).items()}
-        self.criteria = criteria
-        self.use_logprobs = use_logprobs
-        self.top_logprobs = int(top_logprobs)
-        self.parse_retries = max(0, int(parse_retries))
-        self.retry_temperature = float(retry_temperature)
-        self.max_tokens = int(max_tokens)
-        self.temperature = float(temperature)
-        self.threshold = threshold
-        self.system_prompt = system_prompt or SYSTEM_PROMPT
-        if cache is True:
-            self.cache: JudgeCache | None = JudgeCache()
-        elif isinstance(cache, JudgeCache):
-            self.cache = cache
-        elif cache:
-            self.cache = JudgeCache(cache)
-        else:
+        self.score_descriptions = dict(descriptions or {})
+        self.system_prompt = self.system_prompt or SYSTEM_PROMPT
+        if self.cache is True:
+            self.cache = JudgeCache()
+        elif self.cache is False or self.cache is None:
             self.cache = None
+        elif not isinstance(self.cache, JudgeCache):
+            self.cache = JudgeCache(self.cache)
 
     # -- planning: which prompts each sample needs
 

@@ -27,12 +27,14 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
-from rewardsmith.verifiers.registry import build, register
+from rewardsmith.verifiers.options import Pattern, Range, Spec, SpecError, coerce_options, declare, option
+from rewardsmith.verifiers.registry import register
 
 TokenizerSpec = Callable[[str], Sequence[int]] | str | None
+TokenizerName = Annotated[str, Pattern(r"\S(?:.*\S)?", "a tokenizer name")]
 TOKENIZER_LOADER = "rewardsmith.reward_models.loading"  # transformers stays out of rewardsmith.verifiers
 _PROPAGATED = ("error", "timeout", "invalid_input")  # correctness statuses cosine passes on
 
@@ -101,12 +103,6 @@ class Measure:
     units: Sequence[Any] = ()
 
 
-def _number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError(f"{name!r} must be a finite number, got {value!r}")
-    return value
-
-
 def _encode_with(tokenizer: Any, text: str) -> list[Any]:
     # Hugging Face tokenizers add BOS/EOS when called; a completion's length excludes them.
     if hasattr(tokenizer, "encode") and hasattr(tokenizer, "convert_ids_to_tokens"):
@@ -117,18 +113,17 @@ def _encode_with(tokenizer: Any, text: str) -> list[Any]:
     return list(ids)
 
 
+@declare
 class _Measured(Verifier):
     """Shared length measurement: tokenizer (callable or lazily loaded by name), ids field or text."""
 
-    def __init__(self, tokenizer: TokenizerSpec = None, ids_field: str | None = None) -> None:
-        if tokenizer is not None and not isinstance(tokenizer, str) and not callable(tokenizer):
-            raise ValueError(f"'tokenizer' must be a callable or a tokenizer name, got {tokenizer!r}")
-        if isinstance(tokenizer, str) and not tokenizer.strip():
-            raise ValueError("'tokenizer' name is empty")
-        if ids_field is not None and not isinstance(ids_field, str):
-            raise ValueError(f"'ids_field' must be a field name, got {ids_field!r}")
-        self.tokenizer = tokenizer
-        self.ids_field = ids_field
+    tokenizer: Callable[[str], Sequence[int]] | TokenizerName | None = option(
+        None, "count tokens: a Hugging Face tokenizer name (loaded on first use) or a callable str -> ids")
+    ids_field: str | None = option(None, "a field holding the completion's token ids (TRL: completion_ids), "
+                                         "used instead of tokenizing")
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
         self._loaded: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
@@ -190,6 +185,7 @@ def _length_details(measure: Measure, **extra: Any) -> dict[str, Any]:
 
 
 @register("overlong")
+@declare
 class OverlongPenalty(_Measured):
     """DAPO soft overlong punishment (Yu et al. 2025), added to the task reward.
 
@@ -201,22 +197,15 @@ class OverlongPenalty(_Measured):
 
     name = "overlong"
 
-    def __init__(
-        self,
-        max_length: float,
-        cache_length: float,
-        tokenizer: TokenizerSpec = None,
-        ids_field: str | None = None,
-    ) -> None:
-        super().__init__(tokenizer, ids_field)
-        self.max_length = _number("max_length", max_length)
-        self.cache_length = _number("cache_length", cache_length)
-        if self.max_length <= 0:
-            raise ValueError(f"'max_length' must be positive, got {max_length!r}")
-        if self.cache_length < 0:
-            raise ValueError(f"'cache_length' must be zero or positive, got {cache_length!r}")
+    max_length: Annotated[float, Range(gt=0)] = option(doc="L_max, in the length unit")
+    cache_length: Annotated[float, Range(ge=0)] = option(doc="L_cache: the ramp to -1 before max_length (0: a hard "
+                                                             "cut-off)")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         if self.cache_length > self.max_length:
-            raise ValueError(f"'cache_length' ({cache_length}) must not exceed 'max_length' ({max_length})")
+            raise SpecError(f"must not exceed max_length ({self.max_length:g}), got {self.cache_length:g}",
+                            ("cache_length",))
 
     def _verify(self, sample: Sample) -> Verdict:
         measure = self._measure(sample, words=False)
@@ -238,6 +227,7 @@ class OverlongPenalty(_Measured):
 
 
 @register("repetition")
+@declare
 class RepetitionPenalty(_Measured):
     """N-gram repetition penalty (Yeo et al. 2025): ``max_penalty · (1 − unique/total)``.
 
@@ -247,20 +237,8 @@ class RepetitionPenalty(_Measured):
 
     name = "repetition"
 
-    def __init__(
-        self,
-        ngram_size: int = 3,
-        max_penalty: float = -1.0,
-        tokenizer: TokenizerSpec = None,
-        ids_field: str | None = None,
-    ) -> None:
-        super().__init__(tokenizer, ids_field)
-        if isinstance(ngram_size, bool) or not isinstance(ngram_size, int) or ngram_size < 1:
-            raise ValueError(f"'ngram_size' must be a positive integer, got {ngram_size!r}")
-        self.ngram_size = ngram_size
-        self.max_penalty = _number("max_penalty", max_penalty)
-        if self.max_penalty > 0:
-            raise ValueError(f"'max_penalty' is a penalty and must be <= 0, got {max_penalty!r}")
+    ngram_size: Annotated[int, Range(ge=1)] = option(3, "n of the n-grams (tokens with a tokenizer, else words)")
+    max_penalty: Annotated[float, Range(le=0)] = option(-1.0, "the penalty when every n-gram is a repeat")
 
     def _verify(self, sample: Sample) -> Verdict:
         measure = self._measure(sample, words=True)
@@ -274,6 +252,7 @@ class RepetitionPenalty(_Measured):
 
 
 @register("cosine")
+@declare
 class CosineLength(_Measured):
     """Cosine length scaling (Yeo et al. 2025, "Demystifying Long Chain-of-Thought Reasoning").
 
@@ -293,33 +272,18 @@ class CosineLength(_Measured):
 
     name = "cosine"
 
-    def __init__(
-        self,
-        max_length: float,
-        correctness: Any = "math",
-        correct_short: float = 2.0,
-        correct_long: float = 1.0,
-        wrong_short: float = -10.0,
-        wrong_long: float = 0.0,
-        exceed: float = -10.0,
-        tokenizer: TokenizerSpec = None,
-        ids_field: str | None = None,
-    ) -> None:
-        super().__init__(tokenizer, ids_field)
-        self.max_length = _number("max_length", max_length)
-        if self.max_length <= 0:
-            raise ValueError(f"'max_length' must be positive, got {max_length!r}")
-        self.rewards = {
-            name: float(_number(name, value))
-            for name, value in (
-                ("correct_short", correct_short),
-                ("correct_long", correct_long),
-                ("wrong_short", wrong_short),
-                ("wrong_long", wrong_long),
-                ("exceed", exceed),
-            )
-        }
-        self.correctness = build(correctness)
+    max_length: Annotated[float, Range(gt=0)] = option(doc="L_max, in the length unit; longer earns `exceed`")
+    correctness: Spec = option("math", "the reward spec that decides right or wrong")
+    correct_short: float = option(2.0, "reward of a right answer of length 0")
+    correct_long: float = option(1.0, "reward of a right answer at max_length")
+    wrong_short: float = option(-10.0, "reward of a wrong answer of length 0")
+    wrong_long: float = option(0.0, "reward of a wrong answer at max_length")
+    exceed: float = option(-10.0, "reward of a completion longer than max_length")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.rewards = {name: getattr(self, name)
+                        for name in ("correct_short", "correct_long", "wrong_short", "wrong_long", "exceed")}
 
     def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         failed = self._load_error() if samples else None

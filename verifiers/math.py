@@ -24,13 +24,14 @@ duplicate (gold, completion) pairs, which GRPO groups are full of.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
 from rewardsmith.verifiers.math_extract import MAX_STATEMENTS, METHODS, Extraction, extract_answer, extract_gold
 from rewardsmith.verifiers.math_leniency import Leniency
+from rewardsmith.verifiers.options import Range, coerce_options, declare, option
 from rewardsmith.verifiers.registry import register
 
 if TYPE_CHECKING:
@@ -147,7 +148,11 @@ def _quiet_math_verify() -> None:
     math_verify.parser.TIMEOUT_WARNING_SHOWN = True
 
 
+Method = Literal[METHODS]  # type: ignore[valid-type]  # the forms of math_extract.METHODS
+
+
 @register("math")
+@declare
 class MathVerifier(Verifier):
     """Math answer equivalence built on math-verify and sympy.
 
@@ -164,24 +169,18 @@ class MathVerifier(Verifier):
 
     name = "math"
 
-    def __init__(
-        self,
-        answer_field: str = "answer",
-        leniency: Leniency | Mapping[str, Any] | None = None,
-        last_number: bool = True,
-        extract: Sequence[str] = METHODS,
-        timeout_s: float = 5.0,
-        workers: int | None = None,
-    ) -> None:
-        unknown = sorted(set(extract) - set(METHODS))
-        if unknown:
-            raise ValueError(f"unknown extraction form {', '.join(unknown)}; forms: {', '.join(METHODS)}")
-        self.answer_field = answer_field
-        self.leniency = Leniency.from_spec(leniency)
-        self.methods = tuple(m for m in METHODS if m in extract and (last_number or m != "last_number"))
+    answer_field: str = option("answer", "the field holding the gold answer (a dotted path reaches a nested one)")
+    leniency: Leniency = option(Leniency(), "what counts as the same answer: the switches below")
+    last_number: bool = option(True, "fall back to the completion's last standalone number")
+    extract: tuple[Method, ...] = option(METHODS, "the answer forms looked for, strongest first")
+    timeout_s: Annotated[float, Range(gt=0)] = option(5.0, "wall-clock limit per sample (pool only)")
+    workers: Annotated[int, Range(ge=0)] | None = option(
+        None, "grading processes (default: the CPUs this process may use); 0 grades in-process, without a time limit")
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
+        self.methods = tuple(m for m in METHODS if m in self.extract and (self.last_number or m != "last_number"))
         self.last_number = "last_number" in self.methods
-        self.timeout_s = float(timeout_s)
-        self.workers = workers
         self.task = GradeTask(self.leniency, self.methods)
 
     def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:

@@ -11,8 +11,10 @@ knowingly.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from rewardsmith.verifiers.options import Range, coerce, option
 
 
 @dataclass(frozen=True)
@@ -54,28 +56,23 @@ class Leniency:
     - ``mixed_numbers``: ``2\\frac{2}{3}`` is ``8/3``; off, it is ``2·\\frac23``.
     """
 
-    percent: bool = True
-    units: bool = True
-    degrees: bool = True
-    unsimplified: bool = True
-    rel_tol: float = 1e-6
-    abs_tol: float = 0.0
-    set_order: bool = False
-    approximate: bool = False
-    intervals: bool = True
-    equation_rhs: bool = True
-    choices: bool = True
-    plain_text: bool = True
-    mixed_numbers: bool = True
+    OPTION_NOUN = "leniency switch"  # what the options are called in messages (not a field)
+
+    percent: bool = option(True, "50\\% ≡ 0.5 ≡ 50")
+    units: bool = option(True, "trailing units of measure, currency and time are ignored (10 cm ≡ 10)")
+    degrees: bool = option(True, "30^\\circ ≡ 30 ≡ π/6")
+    unsimplified: bool = option(True, "answers equal after simplification count ((x+1)^2 ≡ x^2+2x+1)")
+    rel_tol: Annotated[float, Range(ge=0)] = option(1e-6, "relative tolerance when the gold is a non-integer decimal")
+    abs_tol: Annotated[float, Range(ge=0)] = option(0.0, "absolute tolerance when the gold is a non-integer decimal")
+    set_order: bool = option(False, "tuples and points match in any order (lets (7, 6) answer (6, 7))")
+    approximate: bool = option(False, "the tolerance also applies to exact golds (0.333333 ≡ \\frac13)")
+    intervals: bool = option(True, "an inequality equals the interval it describes (k < -5 ≡ (-∞, -5))")
+    equation_rhs: bool = option(True, "a named value equals the bare value (x = 2 ≡ 2)")
+    choices: bool = option(True, "multiple-choice letters match in any dress ((B) ≡ B ≡ option b)")
+    plain_text: bool = option(True, "plain-text math parses (sqrt(2)/2, pi/2, x**2)")
+    mixed_numbers: bool = option(True, "2\\frac{2}{3} is 8/3")
 
     @classmethod
     def from_spec(cls, spec: Leniency | Mapping[str, Any] | None) -> Leniency:
-        if spec is None:
-            return cls()
-        if isinstance(spec, Leniency):
-            return spec
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(spec) - known)
-        if unknown:
-            raise ValueError(f"unknown leniency switch {', '.join(unknown)}; switches: {', '.join(sorted(known))}")
-        return cls(**dict(spec))
+        """The switches of a spec's ``leniency`` mapping (None: the defaults), checked like every option."""
+        return cls() if spec is None else coerce(spec, cls, ("leniency",))

@@ -1,29 +1,56 @@
-"""Name → verifier factory, and ``build`` from a name, a dict or a YAML/JSON file.
+"""Name → verifier factory, and ``build`` from a name, a dict, inline JSON or a YAML/JSON file.
 
-One reward definition serves the CLI, the server and every trainer adapter, so all
-spec errors surface here, at build time, with the list of what exists.
+One reward definition serves the CLI, the server and every trainer adapter, so all spec
+errors surface here, at build time, saying where in the spec they are and what would work
+(the closest name, the options there are). Options are declared once per verifier
+(:mod:`~rewardsmith.verifiers.options`); this module checks their names, the verifier its values.
+
+Built-ins are imported on demand, through the table :data:`BUILTINS`: ``build("math")``
+imports the math verifier's module and nothing else, so a trainer worker scoring math never
+imports the code sandbox or the judge. ``available()`` lists every name without importing;
+plugins are found through the entry-point group ``rewardsmith.verifiers`` and loaded by name.
 """
 
 from __future__ import annotations
 
-import inspect
+import importlib
 import json
 from collections.abc import Callable, Mapping
-from importlib.metadata import entry_points
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rewardsmith.verifiers.core import Verifier
+from rewardsmith.verifiers.options import SpecError, check_keywords, unknown_name
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+__all__ = ["BUILTINS", "ENTRY_POINT_GROUP", "SpecError", "available", "build", "get_factory", "load_spec",
+           "load_spec_file", "looks_like_file", "register"]
 
 ENTRY_POINT_GROUP = "rewardsmith.verifiers"
 Factory = Callable[..., Verifier]
 
+# Each built-in name and the module (under rewardsmith.verifiers) whose import registers it.
+BUILTINS: dict[str, str] = {
+    "math": "math",
+    "code": "code",
+    "judge": "judge",
+    "brier": "calibration",
+    "format": "format",
+    "overlong": "length",
+    "cosine": "length",
+    "repetition": "length",
+    "weighted": "compose",
+    "min": "compose",
+    "max": "compose",
+    "gate": "compose",
+    "route": "compose",
+    "cascade": "compose",
+}
+
 _REGISTRY: dict[str, Factory] = {}
-_entry_points_loaded = False
-
-
-class SpecError(ValueError):
-    """A reward spec that cannot be built; the message says what would work."""
 
 
 def register(name: str) -> Callable[[Factory], Factory]:
@@ -33,6 +60,10 @@ def register(name: str) -> Callable[[Factory], Factory]:
         existing = _REGISTRY.get(name)
         if existing is not None and existing is not factory:
             raise SpecError(f"verifier name {name!r} is already registered by {existing!r}")
+        home = BUILTINS.get(name)
+        if home is not None and getattr(factory, "__module__", None) != f"rewardsmith.verifiers.{home}":
+            raise SpecError(f"verifier name {name!r} is already registered by the built-in "
+                            f"rewardsmith.verifiers.{home}; register yours under another name")
         _REGISTRY[name] = factory
         return factory
 
@@ -40,43 +71,85 @@ def register(name: str) -> Callable[[Factory], Factory]:
 
 
 def available() -> list[str]:
-    """Every registered name, built-ins and plugins."""
-    _load_builtins()
-    _load_entry_points()
-    return sorted(_REGISTRY)
+    """Every name a spec can use: built-ins, registered verifiers and installed plugins (none imported)."""
+    return sorted({*BUILTINS, *_REGISTRY, *_plugins()})
 
 
 def get_factory(name: str) -> Factory:
-    _load_builtins()
-    if name not in _REGISTRY:
-        _load_entry_points()
-    if name not in _REGISTRY:
-        raise SpecError(f"unknown verifier {name!r}; available: {', '.join(available())}")
-    return _REGISTRY[name]
+    """The factory registered as ``name``, importing its module or loading its plugin on first use."""
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    if name in BUILTINS:
+        importlib.import_module(f"rewardsmith.verifiers.{BUILTINS[name]}")
+        return _REGISTRY[name]
+    plugin = _plugins().get(name)
+    if plugin is None:
+        raise SpecError(unknown_name("verifier", name, available(), "available"))
+    try:
+        loaded = plugin.load()
+    except Exception as exc:
+        raise SpecError(f"plugin {name!r} ({plugin.value}) failed to load: {type(exc).__name__}: {exc}") from exc
+    return _REGISTRY.setdefault(name, loaded)  # the module may have registered itself on import
+
+
+@cache
+def _plugins() -> dict[str, EntryPoint]:
+    from importlib.metadata import entry_points
+
+    found: dict[str, EntryPoint] = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name not in BUILTINS:  # a plugin cannot shadow a built-in
+            found.setdefault(ep.name, ep)
+    return found
 
 
 def build(spec: str | Path | Mapping[str, Any] | Verifier) -> Verifier:
-    """Build a verifier from a registry name, a ``{"type": ..., **options}`` dict, or a file.
+    """Build a verifier from a registry name, a ``{"type": ..., **options}`` dict, a JSON object
+    string (``'{"type": "math", "timeout_s": 2}'``) or a YAML/JSON file.
 
     ``build("math")``, ``build({"type": "math", "answer_field": "solution"})`` and
-    ``build("reward.yaml")`` all return a ready verifier. Composition specs nest.
+    ``build("reward.yaml")`` all return a ready verifier. Composition specs nest; any spec
+    object may carry a ``name``, the label its score is logged under inside a composite.
     """
     if isinstance(spec, Verifier):
         return spec
+    if isinstance(spec, str) and is_inline_json(spec):
+        return build(parse_inline(spec))
     if isinstance(spec, Path) or (isinstance(spec, str) and looks_like_file(spec)):
-        return build(load_spec_file(Path(spec)))
+        content = load_spec_file(Path(spec))
+        try:
+            return build(content)
+        except SpecError as exc:
+            raise exc.in_source(str(spec)) from None
     if isinstance(spec, str):
         return _construct(spec, {})
     if isinstance(spec, Mapping):
         options = dict(spec)
         kind = options.pop("type", None)
+        label = options.pop("name", None)
         if not isinstance(kind, str):
-            raise SpecError(
-                f"a spec dict needs a 'type' naming a verifier, got {dict(spec)!r}; "
-                f"available: {', '.join(available())}"
-            )
-        return _construct(kind, options)
-    raise SpecError(f"cannot build a verifier from {type(spec).__name__}: {spec!r}")
+            raise SpecError(f"a spec object needs a 'type' naming a verifier, got {_short(dict(spec))}; "
+                            f"available: {', '.join(available())}")
+        if label is not None and not isinstance(label, str):
+            raise SpecError(f"expected a string, got {label!r}", ("name",), kind)
+        verifier = _construct(kind, options)
+        if label is not None:
+            verifier.label = label  # type: ignore[attr-defined]  # read by composites (part names)
+        return verifier
+    raise SpecError(f"cannot build a verifier from {type(spec).__name__} {_short(spec)}: expected a verifier name, "
+                    "an object with a 'type', a JSON object string or a YAML/JSON file")
+
+
+def load_spec(spec: Any) -> Any:
+    """The plain spec (a name or a dict) behind a file path or a JSON object string; anything else as is.
+
+    What servers, exported files and Ray actors carry, so they need not see the caller's files.
+    """
+    if isinstance(spec, str) and is_inline_json(spec):
+        return parse_inline(spec)
+    if isinstance(spec, Path) or (isinstance(spec, str) and looks_like_file(spec)):
+        return load_spec_file(Path(spec))
+    return spec
 
 
 def load_spec_file(path: Path) -> Any:
@@ -93,18 +166,42 @@ def load_spec_file(path: Path) -> Any:
         raise SpecError(f"cannot read reward spec {str(path)!r}: {exc}") from exc
 
 
+def is_inline_json(spec: str) -> bool:
+    """Whether a string spec is an inline JSON object (``--reward '{"type": "math"}'``)."""
+    return spec.lstrip().startswith("{")
+
+
+def parse_inline(spec: str) -> Any:
+    """A JSON object string as a dict; a YAML flow mapping (``{type: math, timeout_s: 2}``) is read too."""
+    try:
+        return json.loads(spec)
+    except json.JSONDecodeError as exc:
+        problem = f"the spec starts with '{{' but is not a JSON object: {exc.msg} at column {exc.colno}"
+    import yaml
+
+    try:
+        value = yaml.safe_load(spec)
+    except yaml.YAMLError:
+        value = None
+    if isinstance(value, Mapping):
+        return value
+    raise SpecError(problem)
+
+
 def looks_like_file(spec: str) -> bool:
-    """Whether a string spec names a file (YAML/JSON) rather than a registry name."""
+    """Whether a string spec names a file (YAML/JSON) rather than a registry name or inline JSON."""
+    if is_inline_json(spec):
+        return False
     return spec.endswith((".yaml", ".yml", ".json")) or "/" in spec or Path(spec).is_file()
 
 
 def _construct(kind: str, options: dict[str, Any]) -> Verifier:
     factory = get_factory(kind)
-    _check_options(kind, factory, options)
     try:
+        check_keywords(factory, options, repr(kind))
         verifier = factory(**options)
-    except SpecError:
-        raise
+    except SpecError as exc:
+        raise exc.of_kind(kind) from None
     except (TypeError, ValueError) as exc:
         raise SpecError(f"bad options for verifier {kind!r}: {exc}") from exc
     if not isinstance(verifier, Verifier):
@@ -112,38 +209,6 @@ def _construct(kind: str, options: dict[str, Any]) -> Verifier:
     return verifier
 
 
-def _check_options(kind: str, factory: Factory, options: Mapping[str, Any]) -> None:
-    try:
-        params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        return
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return
-    accepted = [n for n, p in params.items() if p.kind is not inspect.Parameter.VAR_POSITIONAL]
-    unknown = sorted(set(options) - set(accepted))
-    if unknown:
-        raise SpecError(
-            f"verifier {kind!r} has no option {', '.join(map(repr, unknown))}; "
-            f"it accepts: {', '.join(accepted) or '(no options)'}"
-        )
-
-
-def _load_builtins() -> None:
-    # Importing the modules runs their @register decorators.
-    from rewardsmith.verifiers import calibration, code, compose, format, judge, length, math  # noqa: F401
-
-
-def _load_entry_points() -> None:
-    global _entry_points_loaded
-    if _entry_points_loaded:
-        return
-    _entry_points_loaded = True
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in _REGISTRY:
-            continue
-        try:
-            loaded = ep.load()
-        except Exception as exc:
-            raise SpecError(f"plugin {ep.name!r} ({ep.value}) failed to load: {exc}") from exc
-        if ep.name not in _REGISTRY:  # the module may have registered itself on import
-            _REGISTRY[ep.name] = loaded
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
