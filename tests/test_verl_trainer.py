@@ -401,3 +401,47 @@ def _tokenizer(path):
     from verl.utils import hf_tokenizer
 
     return hf_tokenizer(str(path))
+
+
+# --- item 4: the bundled data/reward.yaml with verl's own data_source names --------------------------
+
+VERL_NAMED_ROWS = [
+    {"prompt": "Natalia sold 4 clips...", "response": r"<think>2+2</think><answer>\boxed{4}</answer>",
+     "data_source": "openai/gsm8k", "ground_truth": "4"},
+    {"prompt": "Janet has 9 ducks...", "response": "So she has 10 ducks.", "data_source": "openai/gsm8k",
+     "ground_truth": "9"},
+    {"prompt": "Compute 1/2 + 0", "response": r"Thus $\boxed{\frac{1}{2}}$.", "data_source": "lighteval/MATH",
+     "ground_truth": r"\frac{1}{2}"},
+    {"prompt": "Compute 2/3", "response": r"$\boxed{0.6667}$", "data_source": "lighteval/MATH",
+     "ground_truth": r"\frac{2}{3}"},
+]
+
+
+def _bundled_routes_only_exact_names() -> bool:
+    import yaml
+
+    spec = yaml.safe_load((REPO / "data" / "reward.yaml").read_text())
+    return "default" not in spec and not any(set("*?[") & set(key) for key in spec.get("routes", {}))
+
+
+@pytest.mark.xfail(_bundled_routes_only_exact_names(), strict=True,
+                   reason="data/reward.yaml routes only the exact names gsm8k/math so far; the glob keys "
+                          "(*gsm8k*) or default route of issue 11 item 4 are not in it yet")
+@pytest.mark.parametrize("entry", ["compute_score", "manager"])
+def test_bundled_reward_yaml_scores_verls_data_source_names(tokenizer_dir, entry):
+    """verl's example preprocessing writes data_source=openai/gsm8k and lighteval/MATH: the shipped
+    data/reward.yaml, unchanged, must route them (glob keys / default), not score them invalid_input."""
+    spec = REPO / "data" / "reward.yaml"
+    expected = expected_verdicts(str(spec), VERL_NAMED_ROWS)
+    if entry == "compute_score":
+        overrides = (f"actor_rollout_ref.model.path={tokenizer_dir}",
+                     f"reward.custom_reward_function.path={FUNCTION_PATHS[0]}",
+                     "reward.custom_reward_function.name=compute_score",
+                     f"+reward.custom_reward_function.reward_kwargs.reward={spec}")
+    else:
+        overrides = manager_overrides(tokenizer_dir, MANAGER_PATHS[0], manager_spec(spec))
+    _, outputs = run_worker(compose(*overrides), make_batch(_tokenizer(tokenizer_dir), VERL_NAMED_ROWS))
+    assert [o["reward_extra_info"]["status"] for o in outputs] == [v.status for v in expected]
+    assert [o["reward_score"] for o in outputs] == [v.score for v in expected]
+    assert "invalid_input" not in {v.status for v in expected}
+    assert [v.correct for v in expected] == [True, False, True, False]
