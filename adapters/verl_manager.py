@@ -76,16 +76,22 @@ class _Batcher:
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
         while self._waiting:
-            batch, self._waiting = self._waiting, []
+            # A caller cancelled meanwhile (its task, or its event loop, is gone) needs no reward.
+            batch = [(sample, future) for sample, future in self._waiting if not future.done()]
+            self._waiting = []
+            if not batch:
+                continue
             try:
                 results = await loop.run_in_executor(None, self._score, [sample for sample, _ in batch])
-            except BaseException as exc:
+            except Exception as exc:  # RewardError under on_error=raise: every row of the batch raises it
                 for _, future in batch:
                     if not future.done():
                         future.set_exception(exc)
-                if not isinstance(exc, Exception):
-                    raise
                 continue
+            except BaseException:  # cancelled (the worker is shutting down): so are the rows' callers
+                for _, future in batch:
+                    future.cancel()
+                raise
             for (_, future), res in zip(batch, results, strict=True):
                 if not future.done():
                     future.set_result(res)
