@@ -422,7 +422,8 @@ def create_app(config: ServerConfig | None = None, verifier: Verifier | None = N
             response = JSONResponse({"error": f"{type(exc).__name__}: {exc}"}, status_code=500)
         seconds = time.perf_counter() - start
         service.metrics.observe(route, response.status_code, seconds)
-        logger.info(request_line(service.name, route, response.status_code, verdicts, seconds))
+        if logger.isEnabledFor(logging.INFO):
+            logger.info(request_line(service.name, route, response.status_code, verdicts, seconds))
         return response
 
     async def get_reward(request: Request) -> tuple[dict[str, Any], list[Verdict]]:
@@ -526,6 +527,8 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, worke
     os.environ[CONFIG_ENV] = config.to_json()
     if metrics_dir is not None:
         os.environ[MULTIPROC_ENV] = metrics_dir
+        _log_to_stderr(log_level)
+        logger.info("%d workers write their metrics to %s (removed at exit)", workers, metrics_dir)
     try:
         uvicorn.run("rewardsmith.adapters.server:app_from_env", factory=True, host=host, port=port,
                     workers=workers if workers > 1 else None, log_level=log_level, timeout_graceful_shutdown=None)
