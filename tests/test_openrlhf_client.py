@@ -14,10 +14,17 @@ deepspeed) are replicated exactly, as :func:`experience_from` and :func:`logged_
 
 from __future__ import annotations
 
+import argparse
+import ast
 import asyncio
 import importlib.metadata
+import importlib.util
+import itertools
 import json
 import math
+import re
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -59,6 +66,54 @@ LONG_QUESTION = ("Read the whole statement. " + "Some context that does not matt
 
 def test_the_installed_client_is_the_release_the_docs_name():
     assert importlib.metadata.version("openrlhf") == "0.11.2"
+
+
+def openrlhf_parser() -> argparse.ArgumentParser:
+    """OpenRLHF 0.11.2's own ``train_ppo_ray`` parser, built from its installed source: the
+    module's ``__main__`` block up to ``parse_args`` (the module itself imports ray, vLLM and
+    deepspeed at the top, so it cannot be imported here; its stdlib imports are kept)."""
+    path = Path(importlib.util.find_spec("openrlhf").submodule_search_locations[0]) / "cli" / "train_ppo_ray.py"
+    tree = ast.parse(path.read_text())
+
+    def stdlib(node: ast.Import | ast.ImportFrom) -> bool:
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        return all(n.split(".")[0] in sys.stdlib_module_names for n in names)
+
+    imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom) and stdlib(n)]
+    main = next(n for n in tree.body if isinstance(n, ast.If) and "__main__" in ast.unparse(n.test))
+    body = list(itertools.takewhile(lambda stmt: "parse_args" not in ast.unparse(stmt), main.body))
+    namespace: dict[str, Any] = {}
+    exec(compile(ast.Module(body=imports + body, type_ignores=[]), str(path), "exec"), namespace)
+    return namespace["parser"]
+
+
+def test_every_openrlhf_command_line_we_print_is_accepted_by_its_real_parser(tmp_path, capsys):
+    from openrlhf.utils.config import hierarchize
+
+    from rewardsmith.adapters.openrlhf import export_source
+
+    texts = [export_source("math", filename="reward_func.py")]
+    for command in (["serve", "--help"], ["export", "openrlhf", "--help"]):
+        with pytest.raises(SystemExit):
+            cli_main(command)
+        texts.append(capsys.readouterr().out)
+    cli_main(["export", "openrlhf", "--reward", "math", "-o", str(tmp_path / "reward_func.py")])
+    texts.append(capsys.readouterr().out)
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    texts.append(readme[readme.index("## Reward server and OpenRLHF"):readme.index("## Trainers")])
+    parser = openrlhf_parser()
+    checked = 0
+    for text in texts:
+        for line in (line for line in text.splitlines() if "--reward.remote_url" in line):
+            pairs = re.findall(r"(--(?:reward|data)\.[a-z_]+) (<[^>]+>|\S+)", line)
+            argv = [item if not item.startswith("<") else "answer" for pair in pairs for item in pair]
+            args = hierarchize(parser.parse_args(argv))  # exits on a flag 0.11.2 does not declare
+            assert args.reward.remote_url == dict(pairs)["--reward.remote_url"], line
+            checked += 1
+    assert checked >= 5
+    with pytest.raises(SystemExit):  # the spelling of older releases is refused by this one
+        parser.parse_args(["--remote_rm_url", "http://127.0.0.1:8000/get_reward"])
+    assert "unrecognized arguments: --remote_rm_url" in capsys.readouterr().err
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,9 @@
 """The reward server, for real: uvicorn on 127.0.0.1 (a free port) driven over HTTP with httpx.
 
-OpenRLHF's client needs ray, torch with CUDA and vLLM, so it is not installed here; the
-requests below are the ones its client code sends (``remote_rm_fn``: a JSON body with
-``query``, ``prompts`` and ``labels``, each query the decoded prompt + response with special
-tokens kept), built by hand.
+The requests below have the shape OpenRLHF 0.11.2's client sends (a JSON body with ``query``,
+``prompts`` and ``labels``, each query the decoded prompt + response with special tokens kept),
+built by hand to cover many cases cheaply; ``test_openrlhf_client.py`` drives that real client
+(and OpenRLHF's real parser) against the server.
 """
 
 from __future__ import annotations
@@ -343,8 +343,8 @@ def test_bad_spec_fails_at_build():
 
 def test_openrlhf_flags_are_the_ones_its_0_11_parser_declares(capsys, tmp_path):
     """OpenRLHF 0.11.2's train_ppo_ray parser declares --reward.remote_url and --data.label_key
-    and rejects the older --remote_rm_url/--label_key (OpenRLHF needs ray, vLLM and CUDA, so its
-    parser cannot be built here; the names are checked against that release's source)."""
+    and rejects the older --remote_rm_url/--label_key (the names, without OpenRLHF installed;
+    test_openrlhf_client.py parses every printed command line with that real parser)."""
     from rewardsmith.adapters.openrlhf import export_source
 
     texts = [export_source("math", filename="reward_func.py")]
