@@ -52,7 +52,7 @@ def test_bad_option_value_is_a_spec_error():
 def test_nested_errors_surface_at_build_time():
     with pytest.raises(SpecError, match="unknown verifier 'nope'"):
         build({"type": "weighted", "parts": ["math", "nope"]})
-    with pytest.raises(SpecError, match="weighted.weights: 2 weights for 1 parts"):
+    with pytest.raises(SpecError, match=r"weighted\.weights: 2 weights for 1 parts"):
         build({"type": "weighted", "parts": ["math"], "weights": [1, 2]})
 
 

@@ -12,7 +12,7 @@ import fnmatch
 import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Union
 
 from rewardsmith.verifiers.core import MISSING, Sample, Verdict, Verifier, invalid_input, lookup
 from rewardsmith.verifiers.options import (
@@ -223,8 +223,10 @@ class Route(Verifier):
     that matches; else ``default``. A row without the field (OpenRLHF sends no
     ``data_source``) takes only ``default``. A row no route takes is ``invalid_input``
     (``details["missing_field"]`` names the field when it is absent), counted in ``unrouted``
-    and logged once per process with the values seen. Only dataset fields are read: a
-    completion never picks its own reward.
+    and logged once per process with the values seen; a row whose value names no route but
+    that ``default`` takes is counted in ``defaulted`` and logged the same way, so a misspelt
+    name does not pass unnoticed. Only dataset fields are read: a completion never picks its
+    own reward.
     """
 
     name = "route"
@@ -256,6 +258,7 @@ class Route(Verifier):
         self.default_label = _unique(_label(self.default) if getattr(self.default, "label", None) else "default",
                                      taken)
         self.unrouted: Counter[str] = Counter()  # values (or "<no FIELD>") of rows no route took
+        self.defaulted: Counter[str] = Counter()  # values of named rows that went to the default route
 
     def components(self) -> dict[str, Verifier]:
         parts = {self.labels[key]: verifier for key, verifier in self.routes.items()}
@@ -284,11 +287,14 @@ class Route(Verifier):
         groups: dict[str | None, list[int]] = {}  # route key -> rows; None: the default route
         out: list[Verdict | None] = [None] * len(samples)
         missed: Counter[str] = Counter()
+        defaulted: Counter[str] = Counter()
         for i, sample in enumerate(samples):
             value = self.value(sample)
             key = self.match(value)
             if key is not None or self.default is not None:
                 groups.setdefault(key, []).append(i)
+                if key is None and value is not MISSING:
+                    defaulted[str(value)] += 1
             else:
                 out[i] = self._unrouted(value)
                 missed[f"<no {self._field_name()}>" if value is MISSING else str(value)] += 1
@@ -302,7 +308,10 @@ class Route(Verifier):
                                  feedback=verdict.feedback, details={"route": label}, elapsed_s=verdict.elapsed_s,
                                  components={label: verdict.reward, **nested}, parts={label: verdict})
         if missed:
-            self._count(missed)
+            self._count(self.unrouted, missed, "matched no route and there is no 'default'; they score 0 as "
+                        "invalid_input")
+        if defaulted:
+            self._count(self.defaulted, defaulted, "named no route and went to the 'default' route")
         return out  # type: ignore[return-value]  # every row was filled above
 
     def _field_name(self) -> str:
@@ -317,63 +326,15 @@ class Route(Verifier):
         return invalid_input(f"no route for {self._field_name()}={value!r} (routes: {keys}); add its name, a glob "
                              "such as '*name*', or a 'default'", route=str(value))
 
-    def _count(self, missed: Counter[str]) -> None:
-        """Count the rows no route took; the first time in this process, say which values they had."""
-        self.unrouted.update(missed)
-        config = (self.field, tuple(self.routes))
+    def _count(self, counter: Counter[str], batch: Counter[str], what: str) -> None:
+        """Count a batch's rows that no route named; the first time in this process, say which values."""
+        counter.update(batch)
+        config = (what, self.field, tuple(self.routes))
         if config in _warned_routes:
             return
         _warned_routes.add(config)
-        seen = ", ".join(f"{name!r} ({n})" for name, n in self.unrouted.most_common(10))
-        logger.warning(
-            "route: %d row(s) matched no route and there is no 'default'; they score 0 as invalid_input. "
-            "Values seen (rows): %s. Routes: %s. Add those names, a glob such as '*gsm8k*', or a 'default' route "
-            "(shown once per process; Route.unrouted keeps counting).",
-            sum(self.unrouted.values()), seen, ", ".join(self.routes))
-
-
-@register("cascade")
-@declare
-class Cascade(Verifier):
-    """A rule verifier decides first; only its negatives (``correct`` False) go to the judge.
-
-    Rules are cheap and exact when they say yes; a judge rescues answers a rule could not
-    parse or match (``1/2`` written as "one half"). ``details["decided_by"]`` is ``rule`` or
-    ``judge``; ``details["overturned"]`` says whether the judge turned a rule negative into a
-    positive; ``parts`` holds the rule's verdict and, when asked, the judge's. A rule verdict
-    with ``correct`` None (bad gold, timeout, error) is kept as is. ``on_judge_error``:
-    ``error`` (the verdict is ``status=error``) or ``rule`` (fall back to the rule's negative).
-    """
-
-    name = "cascade"
-
-    rule: Spec = option("math", "the rule verifier; its positives and its undecided verdicts stand")
-    judge: JudgeSpec = option(factory=lambda: {"mode": "reference"},
-                              doc="the judge asked about the rule's negatives (a judge spec; `type` may be left out)")
-    on_judge_error: Literal["error", "rule"] = option("error", "a judge failure: an error verdict, or the rule's "
-                                                               "negative")
-
-    def __post_init__(self) -> None:
-        coerce_options(self)
-
-    def components(self) -> dict[str, Verifier]:
-        return {"rule": self.rule, "judge": self.judge}
-
-    def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
-        rule_verdicts = self.rule.verify_batch(samples)
-        negatives = [i for i, v in enumerate(rule_verdicts) if v.correct is False]
-        judged = dict(zip(negatives, self.judge.verify_batch([samples[i] for i in negatives]), strict=True))
-        return [self._decide(rule_v, judged.get(i)) for i, rule_v in enumerate(rule_verdicts)]
-
-    def _decide(self, rule_v: Verdict, judge_v: Verdict | None) -> Verdict:
-        by_judge = judge_v is not None and not (judge_v.status != "ok" and self.on_judge_error == "rule")
-        decided = judge_v if by_judge and judge_v is not None else rule_v
-        parts = {"rule": rule_v} if judge_v is None else {"rule": rule_v, "judge": judge_v}
-        return Verdict(
-            score=decided.score, correct=decided.correct, status=decided.status, feedback=decided.feedback,
-            details={"decided_by": "judge" if by_judge else "rule",
-                     "overturned": by_judge and decided.status == "ok" and bool(decided.correct)},
-            elapsed_s=sum(v.elapsed_s for v in parts.values()),
-            components={"rule": rule_v.reward, "judge": None if judge_v is None else judge_v.reward},
-            parts=parts,
-        )
+        seen = ", ".join(f"{name!r} ({n})" for name, n in counter.most_common(10))
+        logger.warning("route: %d row(s) %s. Values seen (rows): %s. Routes: %s. Add those names or a glob such as "
+                       "'*gsm8k*' to the routes%s (shown once per process; Route.unrouted and Route.defaulted keep "
+                       "counting).", sum(counter.values()), what, seen, ", ".join(self.routes),
+                       "" if self.default is not None else ", or a 'default' route")
