@@ -182,6 +182,9 @@ ROWS = [
     {"prompt": "Say nothing", "response": "", "data_source": "gsm8k", "ground_truth": "7"},
     {"prompt": "2^10?", "response": r"We get \boxed{1024}. Done, with a long tail of words.",
      "data_source": "math", "ground_truth": "1024", "extra_info": {"split": "test", "index": 4}},
+    # The prompt holds the answer; the response does not: only the response tokens are scored.
+    {"prompt": r"Is it \boxed{7}? Answer \boxed{7}.", "response": "no idea", "data_source": "math",
+     "ground_truth": "7"},
 ]
 ROUTED = {"type": "route", "field": "data_source", "routes": {
     "gsm8k": {"type": "weighted", "parts": [MATH, {"type": "format", "tags": ["think", "answer"]}],
