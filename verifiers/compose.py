@@ -12,7 +12,7 @@ import fnmatch
 import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, Literal, Union
 
 from rewardsmith.verifiers.core import MISSING, Sample, Verdict, Verifier, invalid_input, lookup
 from rewardsmith.verifiers.options import (
@@ -338,3 +338,50 @@ class Route(Verifier):
                        "'*gsm8k*' to the routes%s (shown once per process; Route.unrouted and Route.defaulted keep "
                        "counting).", sum(counter.values()), what, seen, ", ".join(self.routes),
                        "" if self.default is not None else ", or a 'default' route")
+
+
+@register("cascade")
+@declare
+class Cascade(Verifier):
+    """A rule verifier decides first; only its negatives (``correct`` False) go to the judge.
+
+    Rules are cheap and exact when they say yes; a judge rescues answers a rule could not
+    parse or match (``1/2`` written as "one half"). ``details["decided_by"]`` is ``rule`` or
+    ``judge``; ``details["overturned"]`` says whether the judge turned a rule negative into a
+    positive; ``parts`` holds the rule's verdict and, when asked, the judge's. A rule verdict
+    with ``correct`` None (bad gold, timeout, error) is kept as is. ``on_judge_error``:
+    ``error`` (the verdict is ``status=error``) or ``rule`` (fall back to the rule's negative).
+    """
+
+    name = "cascade"
+
+    rule: Spec = option("math", "the rule verifier; its positives and its undecided verdicts stand")
+    judge: JudgeSpec = option(factory=lambda: {"mode": "reference"},
+                              doc="the judge asked about the rule's negatives (a judge spec; `type` may be left out)")
+    on_judge_error: Literal["error", "rule"] = option("error", "a judge failure: an error verdict, or the rule's "
+                                                               "negative")
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
+
+    def components(self) -> dict[str, Verifier]:
+        return {"rule": self.rule, "judge": self.judge}
+
+    def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
+        rule_verdicts = self.rule.verify_batch(samples)
+        negatives = [i for i, v in enumerate(rule_verdicts) if v.correct is False]
+        judged = dict(zip(negatives, self.judge.verify_batch([samples[i] for i in negatives]), strict=True))
+        return [self._decide(rule_v, judged.get(i)) for i, rule_v in enumerate(rule_verdicts)]
+
+    def _decide(self, rule_v: Verdict, judge_v: Verdict | None) -> Verdict:
+        by_judge = judge_v is not None and not (judge_v.status != "ok" and self.on_judge_error == "rule")
+        decided = judge_v if by_judge and judge_v is not None else rule_v
+        parts = {"rule": rule_v} if judge_v is None else {"rule": rule_v, "judge": judge_v}
+        return Verdict(
+            score=decided.score, correct=decided.correct, status=decided.status, feedback=decided.feedback,
+            details={"decided_by": "judge" if by_judge else "rule",
+                     "overturned": by_judge and decided.status == "ok" and bool(decided.correct)},
+            elapsed_s=sum(v.elapsed_s for v in parts.values()),
+            components={"rule": rule_v.reward, "judge": None if judge_v is None else judge_v.reward},
+            parts=parts,
+        )
