@@ -11,6 +11,7 @@ import pytest
 
 from rewardsmith.verifiers import SpecError, Verifier, available, build, register
 from rewardsmith.verifiers.math import MathVerifier
+from rewardsmith.verifiers.registry import BUILTINS, load_spec, looks_like_file
 
 
 def test_build_from_name_dict_and_instance():
@@ -83,11 +84,94 @@ def test_registering_a_taken_name_fails():
             pass
 
 
+def _fresh(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
+
+
+def test_a_builtin_name_is_taken_before_its_module_is_imported():
+    """Built-ins load on demand, so "math" may not be registered yet: a plugin still cannot take it."""
+    result = _fresh("""
+        import sys
+        from rewardsmith.verifiers import SpecError, Verifier, register
+        assert "rewardsmith.verifiers.math" not in sys.modules
+        try:
+            @register("math")
+            class Impostor(Verifier):
+                pass
+        except SpecError as exc:
+            print("refused:", exc)
+    """)
+    assert result.returncode == 0, result.stderr
+    assert "refused: verifier name 'math' is already registered by the built-in" in result.stdout
+
+
+BUILTIN_MODULES = {"calibration", "code", "compose", "format", "judge", "length", "math"}
+
+
+def test_build_imports_only_the_modules_the_spec_names():
+    """Issue 11 item 14: build("math") imports the math verifier, not the sandbox, the judge or the
+    compositions; available() lists every built-in without importing any."""
+    result = _fresh(f"""
+        import json, sys
+        from rewardsmith.verifiers import available, build
+        names = available()
+        before = sorted(m for m in {sorted(BUILTIN_MODULES)!r} if "rewardsmith.verifiers." + m in sys.modules)
+        build("math")
+        after_math = sorted(m for m in {sorted(BUILTIN_MODULES)!r} if "rewardsmith.verifiers." + m in sys.modules)
+        build({{"type": "gate", "when": "format", "then": "math"}})
+        after_gate = sorted(m for m in {sorted(BUILTIN_MODULES)!r} if "rewardsmith.verifiers." + m in sys.modules)
+        print(json.dumps({{"names": names, "before": before, "math": after_math, "gate": after_gate,
+                          "sandbox": any(m.startswith("rewardsmith.sandbox") for m in sys.modules)}}))
+    """)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert set(BUILTINS) <= set(report["names"])
+    assert report["before"] == [] and report["math"] == ["math"]
+    assert report["gate"] == ["compose", "format", "math"] and report["sandbox"] is False
+
+
+def test_the_builtin_table_names_every_registered_builtin_and_its_module():
+    """The table that lets the registry import on demand must match what each module registers."""
+    import importlib
+
+    from rewardsmith.verifiers import registry
+
+    for module in BUILTIN_MODULES:
+        importlib.import_module(f"rewardsmith.verifiers.{module}")
+    registered = {name: factory.__module__ for name, factory in registry._REGISTRY.items()
+                  if factory.__module__.startswith("rewardsmith.verifiers.")}
+    assert registered == {name: f"rewardsmith.verifiers.{module}" for name, module in BUILTINS.items()}
+
+
+def test_inline_json_is_a_spec_everywhere_a_spec_is_read():
+    """--reward '{"type": "math", "timeout_s": 2}': build() and the loader the CLI, server and exports use."""
+    built = build('{"type": "math", "timeout_s": 2, "leniency": {"percent": false}}')
+    assert isinstance(built, MathVerifier) and built.timeout_s == 2.0 and built.leniency.percent is False
+    routed = build('{"type": "route", "routes": {"openai/gsm8k": "format"}}')  # a "/" is not a file path here
+    assert set(routed.components()) == {"openai/gsm8k"}
+    assert build("{type: math, answer_field: solution}").answer_field == "solution"  # a YAML flow mapping
+    assert load_spec('  {"type": "math"}') == {"type": "math"} and not looks_like_file('{"type": "a/b"}')
+    with pytest.raises(SpecError, match=r"starts with '\{' but is not a JSON object"):
+        build('{"type": "math",')
+    with pytest.raises(SpecError, match=r"math\.timeout_s: expected a number, got 'fast'"):
+        build('{"type": "math", "timeout_s": "fast"}')
+
+
+def test_errors_in_a_spec_file_name_the_file_and_the_path(tmp_path):
+    spec = tmp_path / "reward.yaml"
+    spec.write_text("type: route\nroutes:\n  gsm8k:\n    type: gate\n    when: format\n"
+                    "    then: {type: math, answer_feild: answer}\n")
+    with pytest.raises(SpecError) as info:
+        build(str(spec))
+    assert str(info.value).startswith(f"{spec}: routes.gsm8k.then.answer_feild: unknown option 'answer_feild'; "
+                                      "did you mean 'answer_field'?")
+
+
 def test_bundled_example_spec_builds():
     from conftest import REPO
 
     verifier = build(str(REPO / "data" / "reward.yaml"))
-    assert set(verifier.components()) == {"gsm8k", "math"}
+    assert set(verifier.components()) == {"gsm8k", "math", "default"}
 
 
 def test_plugins_load_through_the_entry_point_group(tmp_path):
