@@ -292,3 +292,28 @@ def test_extra_logs_survive_openrlhfs_merge_and_mean_without_invented_zeros(toke
     # The gate's math part ran on 2 of the 4 "math" rows; a 0 for the others would halve its mean.
     assert means["component/math.math/present"] == pytest.approx(2 / 7)
     assert means["component/math.math"] / means["component/math.math/present"] == pytest.approx(0.5)
+
+
+def test_bundled_reward_yaml_scores_openrlhfs_rows_unchanged(tokenizer):
+    """OpenRLHF sends no data_source: its rows take data/reward.yaml's default route, and a JSON
+    label naming one reaches that route; never invalid_input for want of a routing field."""
+    spec = str(Path(__file__).resolve().parents[1] / "data" / "reward.yaml")
+    prompt = chat(tokenizer, "What is 2+2?")
+    rows = [
+        ("4", "<think>2+2</think><answer>4</answer>"),  # OpenRLHF's default: the label is the answer
+        ("5", "<think>2+2</think><answer>4</answer>"),
+        ("4", "I don't know"),
+        (json.dumps({"answer": "4", "data_source": "openai/gsm8k"}), "<think>2+2</think><answer>4</answer>"),
+        (json.dumps({"answer": "4", "data_source": "lighteval/MATH"}), "\\boxed{4}"),
+    ]
+    with ServerThread(ServerConfig(reward=spec)) as server:
+        executor = agent.SingleTurnAgentExecutor(remote_rm_url=f"{server.url}/get_reward")
+        outputs = [rollout(executor, tokenizer, prompt, label, response)[0] for label, response in rows]
+    verdicts = [expected(spec, prompt, label, response) for label, response in rows]
+    assert [o["reward"] for o in outputs] == [[v.score] for v in verdicts]
+    assert [v.status for v in verdicts] == ["ok", "ok", "no_answer", "ok", "ok"]
+    assert [v.score for v in verdicts] == [1.0, 0.0, 0.0, pytest.approx(1.2), 1.0]
+    assert [o["extra_logs"]["status_invalid_input"] for o in outputs] == [[0.0]] * len(rows)
+    taken = [[p for p in ("default", "gsm8k", "math") if o["extra_logs"][f"component/{p}/present"] == [1.0]]
+             for o in outputs]
+    assert taken == [["default"], ["default"], ["default"], ["gsm8k"], ["math"]]
