@@ -1,6 +1,7 @@
 """``rewardsmith calibrate``: how well do stated confidences match being right?
 
-Reads a scored (or any) JSONL/parquet file, takes a probability and a 0/1 label from each
+Reads a scored (or any) file in the formats ``rewardsmith score`` reads and writes (JSONL,
+.gz, JSON, parquet, a datasets folder), takes a probability and a 0/1 label from each
 row by field name (a dotted path reaches into nested objects: ``verdict.details.confidence``,
 ``verdict.correct``), and writes a report folder: ``metrics.json`` (Brier, ECE, MCE,
 AUROC, per-bin table, skipped rows), ``reliability.csv`` (the per-bin table) and
@@ -17,30 +18,18 @@ import csv
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rewardsmith.adapters.rows import read_rows
+from rewardsmith.verifiers.core import MISSING, lookup
 
-_MISSING = object()
 BIN_COLUMNS = ("bin", "lower", "upper", "count", "mean_predicted", "observed_frequency", "gap")
 
 
-def get_path(row: Any, path: str) -> Any:
-    """``row[path]`` when that key exists, else follow the dots (list items by index)."""
-    if isinstance(row, Mapping) and path in row:
-        return row[path]
-    value = row
-    for part in path.split("."):
-        if isinstance(value, Mapping) and part in value:
-            value = value[part]
-        elif isinstance(value, list) and part.lstrip("-").isdigit() and -len(value) <= int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return _MISSING
-    return value
+# A field is found by core's one rule for dotted paths (literal key first, then the dots).
+get_path = lookup
 
 
 def as_probability(value: Any) -> float | None:
@@ -84,11 +73,11 @@ def read_pairs(path: Path, prob_field: str, label_field: str) -> Pairs:
             continue
         raw_prob, raw_label = get_path(row.data, prob_field), get_path(row.data, label_field)
         reasons = []
-        if raw_prob is _MISSING or raw_prob is None:
+        if raw_prob is MISSING or raw_prob is None:
             reasons.append("missing_prob")
         elif (prob := as_probability(raw_prob)) is None:
             reasons.append("invalid_prob")
-        if raw_label is _MISSING or raw_label is None:
+        if raw_label is MISSING or raw_label is None:
             reasons.append("missing_label")
         elif (label := as_label(raw_label)) is None:
             reasons.append("invalid_label")

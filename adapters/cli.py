@@ -17,20 +17,50 @@ verifiers) scores completions offline and serves every trainer adapter alike.
 
 SCORE_EPILOG = """\
 input rows need `prompt`, `completion` and the fields the reward reads
-(`answer` for `math`). Output rows keep every input field and add `reward`
-(null when the status is `error`) and `verdict` (status, correct, score,
-feedback, details, line). A malformed line is reported with its number and
-written through with status=invalid_input; the rest is scored.
+(`answer` for `math`). Columns under other names are mapped with --field:
+  --field answer=solution --field completion=response
+  --field answer=reward_model.ground_truth    (a dotted path into a nested column)
+A row without a completion or without a field the reward reads is
+invalid_input (reward 0), and a warning names the missing field when most of a
+batch is. Output rows keep every input field and add `reward` (null when the
+status is `error`) and `verdict` (status, correct, score, feedback, details,
+line). A malformed line is reported with its number and written through with
+status=invalid_input; the rest is scored.
+
+formats, by name: INPUT  JSON lines (.jsonl or any other name; - reads stdin),
+  gzip'd (.gz), .json (a JSON array of objects, or JSON lines), .parquet, or a
+  folder written by datasets' save_to_disk (--split picks a DatasetDict's split).
+  OUTPUT  .jsonl (or any other name), .parquet, .jsonl.gz, .json (an array), or
+  - for stdout. Non-JSONL outputs are scored into OUTPUT.part.jsonl and
+  converted when every row is in; parquet stores verdict.details, .components
+  and .parts as JSON text (rewardsmith reads them back as objects).
 
 Rerunning on the same OUTPUT resumes: rows already written are skipped, so a
-killed job rerun yields exactly one output row per input row.
+killed job rerun yields exactly one output row per input row. OUTPUT.rewardsmith.json
+records the job (the input's path, size and content fingerprint, the spec's
+fingerprint, --field and --split); a rerun with another input, spec or mapping is
+refused with what differs: start over with --overwrite, or use another -o.
+stdin, stdout and pipes cannot be resumed. --retry-errors rescores only the rows
+whose status is `error` (an outage, not the completion's doing) and rewrites
+OUTPUT atomically, every other row as it was.
+
+exit status:
+  0    done (status=error rows are counted, and a hint names --retry-errors)
+  2    bad arguments, an unreadable input, an unusable OUTPUT, a refused resume
+  3    every row is malformed or invalid_input: nothing was judged
+  4    --fail-on STATUS or --max-error-rate tripped
+  130  interrupted (Ctrl-C); the rows written are kept: rerun to resume
+  141  the reader of the output stream went away (e.g. `| head`)
 
 --backend ray runs the same job on Ray actors (a local instance, or a cluster with
 --ray-address auto) and writes the same OUTPUT row for row.
 
 examples:
   rewardsmith score data/math_examples.jsonl -o scored.jsonl
-  rewardsmith score rollouts.parquet -o scored.jsonl --reward data/reward.yaml --workers 8
+  rewardsmith score rollouts.parquet -o scored.parquet --reward data/reward.yaml --workers 8
+  rewardsmith score verl_data/ --split test -o scored.jsonl \\
+      --field answer=reward_model.ground_truth --field completion=response
+  cat rows.jsonl | rewardsmith score - -o - --no-progress | jq .reward
 """
 
 CALIBRATE_EPILOG = """\
@@ -100,20 +130,41 @@ def build_parser() -> argparse.ArgumentParser:
 
     score = sub.add_parser(
         "score",
-        help="score a JSONL/parquet file of completions with a reward spec",
+        help="score a file of completions (JSONL, JSON, parquet, datasets folder) with a reward spec",
         description="Score completions offline with a reward spec.",
         epilog=SCORE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    score.add_argument("input", type=Path, help="JSONL (one object per line) or parquet file of rows")
-    score.add_argument("-o", "--output", type=Path, required=True, help="JSONL file to write (resumed if it exists)")
+    score.add_argument("input", help="rows: JSONL (- for stdin), .gz, .json, .parquet, or a datasets folder "
+                       "(save_to_disk); see formats below")
+    score.add_argument("-o", "--output", required=True,
+                       help="where to write: .jsonl (resumed if it exists), .parquet, .jsonl.gz, .json, "
+                       "or - for stdout (no resume)")
     score.add_argument("--reward", default="math", metavar="SPEC",
                        help="registry name (see `rewardsmith verifiers`) or YAML/JSON spec file (default: math)")
+    score.add_argument("--field", action="append", default=[], metavar="FIELD=COLUMN",
+                       help="read sample field FIELD from COLUMN (a name or dotted path, e.g. "
+                       "answer=reward_model.ground_truth); repeatable")
+    score.add_argument("--split", default=None, metavar="NAME",
+                       help="the split to score of a datasets folder holding a DatasetDict (needed when it has "
+                       "several)")
+    score.add_argument("--limit", type=int, default=None, metavar="N",
+                       help="score only the first N input rows (a later run without it resumes from there)")
     score.add_argument("--workers", type=int, default=None, metavar="N",
                        help="worker processes for verifiers with a pool (default: the CPUs this process may use)")
     score.add_argument("--batch-size", type=int, default=256, metavar="N",
                        help="rows per batch; each batch is written and synced before the next (default: 256)")
-    score.add_argument("--overwrite", action="store_true", help="discard an existing OUTPUT instead of resuming it")
+    score.add_argument("--overwrite", action="store_true",
+                       help="discard an existing OUTPUT (and its job record) instead of resuming it")
+    score.add_argument("--retry-errors", action="store_true",
+                       help="rescore only the rows of an existing OUTPUT whose status is error (same input and "
+                       "spec required), rewriting it atomically; then finish any rows not yet scored")
+    score.add_argument("--fail-on", action="append", default=[], metavar="STATUS",
+                       choices=["error", "timeout", "no_answer", "invalid_input"],
+                       help="exit 4 when any row has this status (error, timeout, no_answer, invalid_input); "
+                       "repeatable")
+    score.add_argument("--max-error-rate", type=float, default=None, metavar="R",
+                       help="exit 4 when more than this fraction (0-1) of the rows have status=error")
     score.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     score.add_argument("--summary-json", type=Path, metavar="FILE", help="also write the summary as JSON")
     score.add_argument("--backend", choices=["local", "ray"], default="local",
@@ -218,43 +269,100 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from rewardsmith.adapters.scoring import ResumeError, format_summary, score_file
+    from rewardsmith.adapters.fields import parse_field_map
+    from rewardsmith.adapters.outputs import OutputError, resolve_target
+    from rewardsmith.adapters.provenance import ResumeError
+    from rewardsmith.adapters.rows import InputError, open_source
+    from rewardsmith.adapters.scoring import Interrupted, OutputClosed, format_summary, score_file
     from rewardsmith.verifiers import SpecError, build
     from rewardsmith.verifiers.math import start_pools
     from rewardsmith.verifiers.pool import set_default_workers
 
-    if not args.input.exists():
-        return _fail(f"input file {str(args.input)!r} does not exist")
-    if args.workers is not None and args.workers < 1:
-        return _fail("--workers must be at least 1")
-    if args.batch_size < 1:
-        return _fail("--batch-size must be at least 1")
+    for name in ("workers", "batch_size", "limit"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            return _fail(f"--{name.replace('_', '-')} must be at least 1")
+    if args.max_error_rate is not None and not 0.0 <= args.max_error_rate <= 1.0:
+        return _fail("--max-error-rate is a fraction of the rows, between 0 and 1")
+    if args.overwrite and args.retry_errors:
+        return _fail("--overwrite discards OUTPUT and --retry-errors rescores part of it: choose one")
     try:
-        verifier = build(args.reward)
+        fields = parse_field_map(args.field)
+        source, target = open_source(args.input, args.split), resolve_target(args.output)
+    except (ValueError, InputError, OutputError) as exc:
+        return _fail(str(exc))
+    try:
+        spec = _spec_value(args.reward)
+        verifier = build(spec)
     except SpecError as exc:
         return _fail(f"bad --reward: {exc}")
     set_default_workers(args.workers)
     if args.backend == "local":
         start_pools(verifier)  # the workers import sympy & co. while this process reads the input
+    options = {"batch_size": args.batch_size, "progress": not args.no_progress, "overwrite": args.overwrite,
+               "fields": fields, "split": source.split, "limit": args.limit, "retry_errors": args.retry_errors,
+               "reward_name": args.reward}
     try:
         if args.backend == "ray":
             from rewardsmith.adapters.ray_scoring import score_file_ray
 
-            summary = score_file_ray(
-                args.input, args.output, args.reward, batch_size=args.batch_size, address=args.ray_address,
-                cpus_per_actor=args.workers or 1, progress=not args.no_progress, overwrite=args.overwrite,
-            )
+            summary = score_file_ray(args.input, args.output, spec, address=args.ray_address,
+                                     cpus_per_actor=args.workers or 1, **options)
         else:
-            summary = score_file(
-                args.input, args.output, verifier,
-                batch_size=args.batch_size, progress=not args.no_progress, overwrite=args.overwrite,
-            )
-    except (ResumeError, RuntimeError) as exc:
+            summary = score_file(args.input, args.output, spec, verifier=verifier, **options)
+    except Interrupted as exc:
+        print(f"rewardsmith: {exc}", file=sys.stderr)
+        return 130
+    except OutputClosed:
+        _quiet_stdout()
+        return 141
+    except (InputError, OutputError, ResumeError, RuntimeError, ValueError) as exc:
         return _fail(str(exc))
-    print(format_summary(summary, f"scored {args.input} -> {args.output} (reward: {args.reward})"))
+    report = sys.stderr if target.stream else sys.stdout  # a stream OUTPUT may be this stdout
+    print(format_summary(summary, f"scored {args.input} -> {args.output} (reward: {args.reward})"), file=report)
     if args.summary_json:
         args.summary_json.write_text(json.dumps(summary.as_dict(), indent=2) + "\n")
+    return _score_status(summary, args.fail_on, args.max_error_rate, resumable=not target.stream)
+
+
+def _score_status(summary: object, fail_on: list[str], max_error_rate: float | None, resumable: bool) -> int:
+    """The exit status of a finished job (see SCORE_EPILOG), with its one-line reason on stderr."""
+    from rewardsmith.adapters.scoring import Summary
+
+    assert isinstance(summary, Summary)
+    retry = " (rerun with --retry-errors to rescore only those rows)" if resumable else ""
+    if summary.rows == 0:
+        print("rewardsmith: error: the input has no rows", file=sys.stderr)
+        return 3
+    if summary.invalid == summary.rows:
+        lacking = summary.missing.most_common(1)
+        hint = (f"; {lacking[0][1]} lack {lacking[0][0]!r}: map it with --field {lacking[0][0]}=<your column>"
+                if lacking else "")
+        print(f"rewardsmith: error: all {summary.rows} rows are malformed or invalid_input, so nothing was "
+              f"judged{hint}", file=sys.stderr)
+        return 3
+    for status in fail_on:
+        if summary.statuses[status]:
+            print(f"rewardsmith: error: --fail-on {status}: {summary.statuses[status]} of {summary.rows} rows "
+                  f"have status={status}" + (retry if status == "error" else ""), file=sys.stderr)
+            return 4
+    if max_error_rate is not None and summary.errors / summary.rows > max_error_rate:
+        print(f"rewardsmith: error: {summary.errors} of {summary.rows} rows have status=error, more than "
+              f"--max-error-rate {max_error_rate}{retry}", file=sys.stderr)
+        return 4
+    if summary.errors:
+        print(f"rewardsmith: {summary.errors} rows have status=error (reward null){retry}", file=sys.stderr)
     return 0
+
+
+def _quiet_stdout() -> None:
+    """The reader of stdout left (``| head``): point fd 1 at /dev/null so the exit flush stays quiet."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _calibrate(args: argparse.Namespace) -> int:
@@ -355,7 +463,14 @@ def _fail(message: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.handler(args)
+    try:
+        return args.handler(args)
+    except KeyboardInterrupt:  # Ctrl-C before or after the work a handler reports on itself
+        print("rewardsmith: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # stdout's reader left (`| head`): quiet, as Unix tools are
+        _quiet_stdout()
+        return 141
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@ Why plain actors and not ``ray.data.read_json``: Ray Data's readers fail on a ma
 line and drop line numbers and order, and the output contract (line k of OUTPUT belongs
 to input row k, malformed lines written through, resume by prefix) lives on the driver
 anyway. So the driver reads rows with adapters/rows.py, ships batches to actors that
-each build the verifier once from the spec and return only verdicts, and writes the
-batches in input order with the local job's own ``write_batch``. Output files are
+each build the verifier once from the spec and return only verdicts, and the local job's
+own ``run_job`` does everything else: input formats, ``--field`` mapping, the provenance
+check before a resume, output formats, ``--retry-errors``, Ctrl-C. Output files are
 identical to the local backend's (only ``elapsed_s`` differs), and resuming works the
 same way. The input only has to be readable on the driver; workers never touch files.
 """
@@ -14,17 +15,24 @@ from __future__ import annotations
 
 import math
 import os
-import sys
-import time
 from collections import deque
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from rewardsmith.adapters.rows import Row, count_rows
-from rewardsmith.adapters.scoring import Summary, _batched, _progress, resume_rows, verify_rows, write_batch
+from rewardsmith.adapters.rows import Row
+from rewardsmith.adapters.scoring import (
+    BackendError,
+    Batches,
+    Job,
+    Scorer,
+    Summary,
+    describe_spec,
+    run_job,
+    spec_value,
+    verify_rows,
+)
 from rewardsmith.verifiers import Verdict, Verifier, build
-from rewardsmith.verifiers.registry import load_spec_file, looks_like_file
 
 Spec = str | Path | Mapping[str, Any] | Verifier
 
@@ -36,33 +44,31 @@ IN_FLIGHT_PER_ACTOR = 2
 class ScoringActor:
     """Builds the verifier once per actor (pools and caches stay warm) and scores batches."""
 
-    def __init__(self, spec: Any, pool_workers: int | None) -> None:
+    def __init__(self, spec: Any, pool_workers: int | None, fields: dict[str, str] | None = None) -> None:
         from rewardsmith.verifiers.pool import set_default_workers
 
         # Pool-backed verifiers (math) would otherwise start one process per core of the
         # node in every actor; each actor gets the CPUs it reserved.
         set_default_workers(pool_workers)
         self.verifier = build(spec)
+        self.fields = fields
 
     def score(self, batch: list[Row]) -> list[Verdict | None]:
-        return verify_rows(self.verifier, batch)
+        return verify_rows(self.verifier, batch, self.fields)
 
 
 def shippable_spec(spec: Spec) -> Any:
     """What actors build from: a spec file is read here, on the driver, and its content
     shipped (workers may not see the driver's files); names and dicts go as they are.
     Building it once here also fails fast on a bad spec, before any Ray work starts."""
-    if isinstance(spec, Path) or (isinstance(spec, str) and looks_like_file(spec)):
-        spec = load_spec_file(Path(spec))
-    if isinstance(spec, Mapping):
-        spec = dict(spec)
-    build(spec)
-    return spec
+    value = spec_value(spec)
+    build(value)
+    return value
 
 
 def score_file_ray(
-    input_path: Path,
-    output_path: Path,
+    input_path: str | Path,
+    output_path: str | Path,
     spec: Spec,
     batch_size: int = 256,
     num_actors: int | None = None,
@@ -71,8 +77,14 @@ def score_file_ray(
     overwrite: bool = False,
     cpus_per_actor: int = 1,
     log: IO[str] | None = None,
+    *,
+    fields: Mapping[str, str] | None = None,
+    split: str | None = None,
+    limit: int | None = None,
+    retry_errors: bool = False,
+    reward_name: str | None = None,
 ) -> Summary:
-    """Score ``input_path`` into ``output_path`` on Ray; same output and resume as ``score_file``.
+    """Score ``input_path`` into ``output_path`` on Ray; same output, resume and checks as ``score_file``.
 
     ``address``: None starts a local Ray instance (or uses the one this process already
     has); ``"auto"`` or ``"ray://host:10001"`` joins a cluster. ``num_actors``: default as
@@ -80,46 +92,46 @@ def score_file_ray(
     ``cpus_per_actor``: CPUs each actor reserves, and the size of its verifier worker pool.
     """
     ray = _import_ray()
-    log = log or sys.stderr
-    input_path, output_path = Path(input_path), Path(output_path)
     if batch_size < 1 or cpus_per_actor < 1 or (num_actors is not None and num_actors < 1):
         raise ValueError("batch_size, cpus_per_actor and num_actors must be at least 1")
     shipped = shippable_spec(spec)
+    job = Job(input_path, output_path, shipped, reward_name or describe_spec(spec), dict(fields or {}), split, limit,
+              batch_size, overwrite, retry_errors, progress)
     started_here = _connect(ray, address, num_actors, cpus_per_actor)  # before --overwrite deletes anything
-    actors: list[Any] = []
-    bar = None
     try:
-        summary = Summary()
-        rows = resume_rows(input_path, output_path, summary, overwrite)
-        total = count_rows(input_path)
-        batches_left = math.ceil(max(0, total - summary.resumed) / batch_size)
-        bar = _progress(total, summary.resumed, progress)
-        start = time.perf_counter()
-        with output_path.open("a", encoding="utf-8") as out:
-            if batches_left:
-                n = num_actors or max(1, int(ray.cluster_resources().get("CPU", 1) // cpus_per_actor))
-                remote = ray.remote(ScoringActor).options(
-                    num_cpus=cpus_per_actor, max_restarts=3, max_task_retries=3
-                )
-                # The spec goes by value, not ray.put: a restarted actor must still find it.
-                actors = [remote.remote(shipped, cpus_per_actor) for _ in range(min(n, batches_left))]
-                try:
-                    for batch, verdicts in _ordered_results(ray, actors, _batched(rows, batch_size)):
-                        write_batch(out, batch, verdicts, summary, log, bar)
-                except ray.exceptions.RayError as exc:  # an actor died for good (OOM, missing extra)
-                    raise RuntimeError(
-                        f"scoring on Ray failed after {summary.rows} rows: {exc}; the rows written to "
-                        f"{output_path} are kept, rerun the same command to resume"
-                    ) from exc
-        summary.seconds = time.perf_counter() - start
+        return run_job(job, ray_scorer(ray, shipped, job, num_actors, cpus_per_actor), log)
     finally:
-        if bar is not None:
-            bar.close()
-        for actor in actors:
-            ray.kill(actor)
         if started_here:
             ray.shutdown()
-    return summary
+
+
+def ray_scorer(ray: Any, spec: Any, job: Job, num_actors: int | None, cpus_per_actor: int) -> Scorer:
+    """Batches scored on actors that each build ``spec`` once; verdicts come back in input order."""
+
+    def score(batches: Batches, rows: int | None) -> Iterator[tuple[list[Row], list[Verdict | None]]]:
+        first = next(batches, None)
+        if first is None:
+            return
+        n = num_actors or max(1, int(ray.cluster_resources().get("CPU", 1) // cpus_per_actor))
+        if rows is not None:
+            n = min(n, max(1, math.ceil(rows / job.batch_size)))
+        remote = ray.remote(ScoringActor).options(num_cpus=cpus_per_actor, max_restarts=3, max_task_retries=3)
+        # The spec goes by value, not ray.put: a restarted actor must still find it.
+        actors = [remote.remote(spec, cpus_per_actor, dict(job.fields)) for _ in range(n)]
+        try:
+            yield from _ordered_results(ray, actors, _chain(first, batches))
+        except ray.exceptions.RayError as exc:  # an actor died for good (OOM, missing extra)
+            raise BackendError(f"scoring on Ray failed: {exc}") from exc
+        finally:
+            for actor in actors:
+                ray.kill(actor)
+
+    return score
+
+
+def _chain(first: list[Row], rest: Batches) -> Batches:
+    yield first
+    yield from rest
 
 
 def _ordered_results(ray: Any, actors: list[Any], batches: Iterator[list[Row]]

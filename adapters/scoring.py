@@ -4,27 +4,102 @@ Output line k always belongs to input row k, and each batch is written with one
 ``write`` and an fsync. So a job killed at any moment leaves a prefix of whole lines
 (plus at most one torn line, cut off on restart), and a rerun on the same OUTPUT
 skips exactly the rows already written: no row is lost or scored twice.
+
+A rerun resumes only the job that wrote OUTPUT: the input's identity, the spec's
+fingerprint and the field mapping are recorded beside it before the first batch
+(``adapters/provenance.py``) and a mismatch is refused. Formats other than JSONL are
+scored into a JSONL part file and converted at the end (``adapters/outputs.py``), so
+resume stays exact for them too; streams (``-``, pipes) are written once, never read.
+
+The job is backend-neutral: :func:`run_job` reads, resumes, writes and reports; a
+*scorer* turns batches of rows into verdicts (in this process, or on Ray actors in
+``adapters/ray_scoring.py``), so both backends write the same file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
-from rewardsmith.adapters.rows import Row, count_rows, read_rows
-from rewardsmith.verifiers import Sample, Verdict, Verifier
+from rewardsmith.adapters.fields import map_fields
+from rewardsmith.adapters.health import InputHealth, missing_fields
+from rewardsmith.adapters.outputs import (
+    Target,
+    finalize,
+    open_stream,
+    read_output,
+    remove_all,
+    resolve_target,
+    sync_dir,
+    sync_file,
+    unpack,
+)
+from rewardsmith.adapters.provenance import (
+    Provenance,
+    ResumeError,
+    check_resume,
+    read_record,
+    record_path,
+    spec_fingerprint,
+    write_record,
+)
+from rewardsmith.adapters.rows import Row, Source, open_source
+from rewardsmith.verifiers import Sample, Verdict, Verifier, build
+from rewardsmith.verifiers.core import COMPLETION_ERROR
+from rewardsmith.verifiers.registry import load_spec_file, looks_like_file
+
+__all__ = ["Interrupted", "Job", "OutputClosed", "ResumeError", "Summary", "format_summary", "run_job", "score_file"]
+
+Spec = str | Path | Mapping[str, Any] | Verifier
+Batches = Iterator[list[Row]]
+# A scorer gets the batches to score (and how many rows they hold, when known) and yields
+# each batch with its verdicts, in order: the one thing a backend has to do.
+Scorer = Callable[[Batches, int | None], Iterator[tuple[list[Row], list[Verdict | None]]]]
 
 
-class ResumeError(RuntimeError):
-    """OUTPUT exists but is not a partial result of INPUT."""
+class Interrupted(Exception):
+    """Ctrl-C: the rows written so far are whole and synced; the message says what a rerun does."""
+
+    @classmethod
+    def after(cls, rows: int, total: int | None, resumable: bool) -> Interrupted:
+        of = f" of {total}" if total is not None else ""
+        hint = ("rerun the same command to resume" if resumable
+                else "the output or the input is a stream (stdin, stdout, a pipe), so a rerun starts over")
+        return cls(f"interrupted after {rows}{of} rows; {hint}")
+
+
+class OutputClosed(Exception):
+    """The reader of a stream output went away (``rewardsmith score ... -o - | head``)."""
+
+
+class BackendError(RuntimeError):
+    """A scorer's backend failed for good (an actor that keeps dying); the job adds where it stopped."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One scoring job: what it reads, how rows become samples, what scores them, where it writes."""
+
+    input: str | Path  # "-": stdin
+    output: str | Path  # "-": stdout
+    spec: Any  # the spec's value (spec_value), fingerprinted for resume
+    reward: str = "?"  # the spec as the user named it, for messages
+    fields: Mapping[str, str] = field(default_factory=dict)
+    split: str | None = None
+    limit: int | None = None
+    batch_size: int = 256
+    overwrite: bool = False
+    retry_errors: bool = False
+    progress: bool = True
 
 
 @dataclass
@@ -32,12 +107,14 @@ class Summary:
     rows: int = 0
     resumed: int = 0
     scored_now: int = 0
+    retried: int = 0
     malformed: int = 0
     reward_sum: float = 0.0
     rewarded: int = 0
     correct: int = 0
     judged: int = 0
     statuses: Counter[str] = field(default_factory=Counter)
+    missing: Counter[str] = field(default_factory=Counter)  # invalid_input rows by the field they lack
     components: dict[str, list[float]] = field(default_factory=dict)
     judge_calls: int = 0  # rows a judge scored, and how many of those came from its cache
     judge_cached: int = 0
@@ -57,6 +134,15 @@ class Summary:
     def rows_per_s(self) -> float:
         return self.scored_now / self.seconds if self.seconds > 0 else 0.0
 
+    @property
+    def invalid(self) -> int:
+        """Rows the reward could not judge: malformed lines and ``invalid_input`` verdicts."""
+        return self.statuses["invalid_input"]
+
+    @property
+    def errors(self) -> int:
+        return self.statuses["error"]
+
     def add(self, out_row: dict[str, Any]) -> None:
         verdict = out_row.get("verdict") or {}
         self.rows += 1
@@ -73,7 +159,9 @@ class Summary:
         for name, score in (verdict.get("components") or {}).items():
             if score is not None:
                 self.components.setdefault(name, []).append(score)
-        for _, part in Verdict.from_dict(verdict).walk():
+        parsed = Verdict.from_dict(verdict)
+        self.missing.update(missing_fields(parsed))
+        for _, part in parsed.walk():
             if "cached" in part.details:
                 self.judge_calls += 1
                 self.judge_cached += bool(part.details["cached"])
@@ -86,7 +174,11 @@ class Summary:
             "rows": self.rows,
             "resumed": self.resumed,
             "scored_now": self.scored_now,
+            "retried": self.retried,
             "malformed": self.malformed,
+            "invalid": self.invalid,
+            "errors": self.errors,
+            "missing_fields": dict(self.missing),
             "mean_reward": self.mean_reward,
             "accuracy": self.accuracy,
             "statuses": dict(self.statuses),
@@ -95,6 +187,71 @@ class Summary:
             "judge": {"rows": self.judge_calls, "cache_hits": self.judge_cached,
                       "cascade_to_judge": self.cascade_to_judge, "overturned": self.overturned},
         }
+
+
+def spec_value(reward: Spec) -> Any:
+    """What a spec *is*, independent of where it came from: a spec file's content (not its path),
+    a dict as a plain dict, a name as is; a Verifier object stays one (it has no value to record)."""
+    if isinstance(reward, Path) or (isinstance(reward, str) and looks_like_file(reward)):
+        return load_spec_file(Path(reward))
+    if isinstance(reward, Mapping):
+        return dict(reward)
+    return reward
+
+
+def score_file(
+    input_path: str | Path,
+    output_path: str | Path,
+    reward: Spec,
+    batch_size: int = 256,
+    progress: bool = True,
+    overwrite: bool = False,
+    log: IO[str] | None = None,
+    *,
+    verifier: Verifier | None = None,
+    fields: Mapping[str, str] | None = None,
+    split: str | None = None,
+    limit: int | None = None,
+    retry_errors: bool = False,
+    reward_name: str | None = None,
+) -> Summary:
+    """Score every row of ``input_path`` into ``output_path`` in this process, resuming a partial output.
+
+    ``reward``: a spec (name, dict, file) or a built Verifier; pass the spec (and ``verifier=``
+    when already built) so the output records its fingerprint and can be resumed.
+    ``reward_name``: how messages name the spec (default: ``reward`` itself).
+    """
+    value = spec_value(reward)
+    job = Job(input_path, output_path, value, reward_name or describe_spec(reward), dict(fields or {}), split, limit,
+              batch_size, overwrite, retry_errors, progress)
+    return run_job(job, local_scorer(verifier or build(value), job.fields), log)
+
+
+def local_scorer(verifier: Verifier, fields: Mapping[str, str] | None = None) -> Scorer:
+    def score(batches: Batches, total: int | None) -> Iterator[tuple[list[Row], list[Verdict | None]]]:
+        for batch in batches:
+            yield batch, verify_rows(verifier, batch, fields)
+
+    return score
+
+
+def verify_rows(verifier: Verifier, batch: list[Row], fields: Mapping[str, str] | None = None) -> list[Verdict | None]:
+    """One verdict per row of ``batch`` (None for a malformed row): the scoring work alone."""
+    verdicts = iter(verifier.verify_batch([row_sample(row.data, fields) for row in batch if row.data is not None]))
+    return [next(verdicts) if row.data is not None else None for row in batch]
+
+
+def row_sample(data: Mapping[str, Any], fields: Mapping[str, str] | None = None) -> Sample:
+    """The sample a row stands for, after ``--field`` mapping. A row without a completion gets
+    ``completion=None`` and the reason, which every verifier reports as ``invalid_input`` (an
+    empty string would be a real, empty generation, and scored ``no_answer``)."""
+    mapped = map_fields(data, fields) if fields else dict(data)
+    if mapped.get("completion") is None:
+        source = (fields or {}).get("completion")
+        reason = (f"the row has no completion: its column {source!r} is missing or null" if source else
+                  "the row has no 'completion' (missing or null); map your column with --field completion=<column>")
+        mapped = {**mapped, "completion": None, COMPLETION_ERROR: reason}
+    return Sample.from_row(mapped)
 
 
 def output_row(row: Row, verdict: Verdict | None) -> dict[str, Any]:
@@ -112,102 +269,302 @@ def output_row(row: Row, verdict: Verdict | None) -> dict[str, Any]:
     return {**row.data, "reward": verdict.reward, "verdict": {**verdict.to_dict(), "line": row.line}}
 
 
-def score_file(
-    input_path: Path,
-    output_path: Path,
-    verifier: Verifier,
-    batch_size: int = 256,
-    progress: bool = True,
-    overwrite: bool = False,
-    log: IO[str] | None = None,
-) -> Summary:
-    """Score every row of ``input_path`` into ``output_path``, resuming a partial output."""
+# -- the job -------------------------------------------------------------------------------
+
+
+def run_job(job: Job, scorer: Scorer, log: IO[str] | None = None) -> Summary:
+    """Run ``job`` with ``scorer``: every check, the resume, the writing and the summary.
+
+    Raises InputError, OutputError or ResumeError (before anything is written or deleted),
+    :class:`Interrupted` on Ctrl-C and :class:`OutputClosed` when a stream's reader leaves.
+    """
     log = log or sys.stderr
+    if job.limit is not None and job.limit < 1:
+        raise ValueError("limit must be at least 1")
+    if job.batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    source = open_source(job.input, job.split)
+    target = resolve_target(job.output)
+    _refuse_same_file(source, target)
+    if target.stream:
+        if job.retry_errors:
+            raise ResumeError(f"--retry-errors rewrites an output file in place; {target.name} is a stream")
+        return _run_stream(job, source, target, scorer, log)
+    return _run_file(job, source, target, scorer, log)
+
+
+def _run_stream(job: Job, source: Source, target: Target, scorer: Scorer, log: IO[str]) -> Summary:
     summary = Summary()
-    rows = resume_rows(input_path, output_path, summary, overwrite)
-    bar = _progress(count_rows(input_path), summary.resumed, progress)
+    total = _total(source, job.limit)
     start = time.perf_counter()
-    with output_path.open("a", encoding="utf-8") as out:
-        for batch in _batched(rows, batch_size):
-            write_batch(out, batch, verify_rows(verifier, batch), summary, log, bar)
+    try:
+        with open_stream(target) as out:
+            _score_rows(job, _limited(source.rows(), job.limit), total, out, scorer, summary, log, sync=False,
+                        resumable=False)
+    except BrokenPipeError as exc:
+        raise OutputClosed(f"the reader of {target.name} went away after {summary.rows} rows") from exc
     summary.seconds = time.perf_counter() - start
-    if bar is not None:
-        bar.close()
     return summary
 
 
-# The pieces below are shared with the Ray backend (adapters/ray_scoring.py), which runs
-# verify_rows on actors and everything else on the driver, so both write identical files.
+def _run_file(job: Job, source: Source, target: Target, scorer: Scorer, log: IO[str]) -> Summary:
+    assert target.path is not None
+    record = record_path(target.path)
+    current = Provenance(input=source.identity(), spec=spec_fingerprint(job.spec), reward=job.reward,
+                         split=source.split, fields=dict(job.fields))
+    if job.overwrite:
+        remove_all(target, record)
+    if _prepare(target, record, current, job.retry_errors):  # a finished converted output: nothing to do
+        summary = Summary()
+        for out_row in read_output(target):
+            summary.add(out_row)
+        summary.resumed = summary.rows
+        return summary
+
+    start = time.perf_counter()
+    retried = _retry_errors(job, source, target, scorer, log) if job.retry_errors else 0
+    summary = Summary()
+    done, last = _recover(target.work, summary)
+    summary.resumed, summary.retried, summary.scored_now = done - retried, retried, retried
+    rows = source.rows()
+    _skip(rows, done, last, source, target)
+    total = _total(source, job.limit)
+    left = None if job.limit is None else max(0, job.limit - done)
+    with target.work.open("a", encoding="utf-8") as out:
+        _score_rows(job, _limited(rows, left), total, out, scorer, summary, log, sync=True,
+                    resumable=current.input is not None)
+    summary.seconds = time.perf_counter() - start
+    complete = next(rows, None) is None  # every input row is in (not stopped by --limit)
+    if target.converted:
+        finalize(target)
+        if complete:
+            target.work.unlink()
+    if complete:
+        write_record(record, current, complete=True)
+    return summary
 
 
-def resume_rows(input_path: Path, output_path: Path, summary: Summary, overwrite: bool = False) -> Iterator[Row]:
-    """The input rows not yet in OUTPUT (those already there are counted in ``summary``)."""
-    if overwrite and output_path.exists():
-        output_path.unlink()
-    done, last_line = _recover(output_path, summary)
-    summary.resumed = done
-    rows = read_rows(input_path)
-    skipped = list(islice(rows, done))
-    if done and (len(skipped) < done or skipped[-1].line != last_line):
+def _prepare(target: Target, record: Path, current: Provenance, retry: bool) -> bool:
+    """Check that OUTPUT may be resumed by this job and record the job; True when a converted
+    OUTPUT is already complete (nothing to score)."""
+    assert target.path is not None
+    has_rows = target.work.exists() and target.work.stat().st_size > 0
+    finished = target.converted and target.path.exists()
+    if not has_rows and not finished:  # nothing to resume: a fresh job (a leftover record is replaced)
+        if retry:
+            raise ResumeError(f"--retry-errors: {target.name} has no rows yet, so there is nothing to retry; "
+                              "score it first (without --retry-errors)")
+        write_record(record, current)
+        return False
+    if not record.exists():
         raise ResumeError(
-            f"{output_path} has {done} rows that do not match the start of {input_path}; "
-            "pass --overwrite to score from scratch or choose another output file"
+            f"{target.name} exists but has no job record ({record.name}), so it cannot be checked against this "
+            "job (it was not written by this version of rewardsmith score); start over with --overwrite, or "
+            "write to another -o"
         )
-    return rows
+    saved = read_record(record)
+    check_resume(saved, current, target.name)
+    if finished and not has_rows:
+        if not saved.get("complete"):
+            raise ResumeError(f"{target.name} is incomplete and its part file {target.work.name} is gone; start "
+                              "over with --overwrite")
+        if not retry:
+            return True
+        unpack(target)  # rescore some rows of a finished parquet/gz/json output: back to its part file
+    return False
 
 
-def verify_rows(verifier: Verifier, batch: list[Row]) -> list[Verdict | None]:
-    """One verdict per row of ``batch`` (None for a malformed row): the scoring work alone."""
-    return [verdict for _, verdict in _score_batch(verifier, batch)]
+def _skip(rows: Iterator[Row], done: int, last_written: dict[str, Any] | None, source: Source,
+          target: Target) -> None:
+    """Advance ``rows`` past the ``done`` rows OUTPUT holds, checking that the last of them was
+    written from the input row at that place (the fingerprint's blind spot: a same-size edit
+    between its samples)."""
+    last, seen = None, 0
+    for last in islice(rows, done):  # noqa: B007 (only the last row is kept: bounded memory)
+        seen += 1
+    if done and (seen < done or last is None or last_written is None or not _written_from(last_written, last)):
+        raise ResumeError(
+            f"refusing to resume {target.name}: its {done} rows do not match the start of {source.name}; "
+            "start over with --overwrite, or write to another -o"
+        )
+
+
+def _written_from(record: dict[str, Any], row: Row) -> bool:
+    """Whether ``record`` (an output line) is what this job writes for ``row``, verdict aside."""
+    if (record.get("verdict") or {}).get("line") != row.line:
+        return False
+    if row.data is None:
+        return record.get("_raw") == row.raw
+    expected = json.loads(_line(row.data))  # through JSON, as it was written
+    keep = set(expected) - {"reward", "verdict"}
+    return {k: record.get(k) for k in keep} == {k: expected[k] for k in keep} and set(record) - {
+        "reward", "verdict"} == keep
+
+
+def _score_rows(job: Job, rows: Iterator[Row], total: int | None, out: IO[str], scorer: Scorer, summary: Summary,
+                log: IO[str], sync: bool, resumable: bool) -> None:
+    """Score ``rows`` batch by batch into ``out``; Ctrl-C becomes :class:`Interrupted`."""
+    bar = _progress(total, summary.rows, job.progress)
+    health = InputHealth("rewardsmith score", _field_advice,
+                         emit=lambda message: _tell(log, bar, f"warning: {message}"))
+    written = summary.rows
+    left = None if total is None else max(0, total - summary.rows)
+    try:
+        try:
+            for batch, verdicts in scorer(_batched(rows, job.batch_size), left):
+                health.check([v for v in verdicts if v is not None])
+                write_batch(out, batch, verdicts, summary, log, bar, sync=sync)
+                written += len(batch)
+        except BackendError as exc:
+            raise BackendError(f"{exc}; stopped after {written} rows, which are kept: rerun the same command to "
+                               "resume") from exc
+        except KeyboardInterrupt as exc:
+            raise Interrupted.after(written, total, resumable and sync) from exc
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def write_batch(out: IO[str], batch: list[Row], verdicts: list[Verdict | None], summary: Summary,
-                log: IO[str], bar: Any) -> None:
-    """Report malformed rows, count the batch, and append it with one write and an fsync."""
+                log: IO[str], bar: Any, sync: bool = True) -> None:
+    """Report malformed rows, count the batch, and append it with one write (and an fsync to a file)."""
     lines = []
     for row, verdict in zip(batch, verdicts, strict=True):
         if row.data is None:
             _tell(log, bar, f"warning: line {row.line}: {row.error}; written through with status=invalid_input")
         record = output_row(row, verdict)
         summary.add(record)
-        lines.append(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        lines.append(_line(record))
     out.write("".join(lines))
     out.flush()
-    os.fsync(out.fileno())
+    if sync:
+        os.fsync(out.fileno())
     summary.scored_now += len(batch)
     if bar is not None:
         bar.update(len(batch))
 
 
-def _score_batch(verifier: Verifier, batch: list[Row]) -> Iterator[tuple[Row, Verdict | None]]:
-    good = [row for row in batch if row.data is not None]
-    verdicts = iter(verifier.verify_batch([Sample.from_row(row.data) for row in good if row.data is not None]))
-    for row in batch:
-        yield row, (next(verdicts) if row.data is not None else None)
+def _retry_errors(job: Job, source: Source, target: Target, scorer: Scorer, log: IO[str]) -> int:
+    """Rescore the ``status=error`` rows of the work file and rewrite it atomically, every other
+    line byte for byte as it was. Returns how many rows were rescored."""
+    work = target.work
+    positions = [k for k, (_, record) in enumerate(_whole_lines(work))
+                 if (record.get("verdict") or {}).get("status") == "error"]
+    if not positions:
+        return 0
+    wanted, last = set(positions), positions[-1]
+
+    def rows_at() -> Iterator[Row]:
+        for k, row in enumerate(source.rows()):
+            if k in wanted:
+                yield row
+            if k >= last:
+                return
+
+    fresh, merged = work.with_name(work.name + ".retry"), work.with_name(work.name + ".tmp")
+    summary = Summary()
+    try:
+        with fresh.open("w", encoding="utf-8") as out:
+            bar = _progress(len(positions), 0, job.progress, "retrying errors")
+            try:
+                for batch, verdicts in scorer(_batched(rows_at(), job.batch_size), len(positions)):
+                    write_batch(out, batch, verdicts, summary, log, bar, sync=False)
+            except KeyboardInterrupt as exc:
+                raise Interrupted(f"interrupted while rescoring {len(positions)} error rows; {target.name} is "
+                                  "unchanged: rerun the same command to retry them") from exc
+            finally:
+                if bar is not None:
+                    bar.close()
+        with fresh.open("rb") as new, merged.open("wb") as out:
+            replacements = iter(new)
+            for k, (line, record) in enumerate(_whole_lines(work)):
+                out.write(_checked_replacement(next(replacements, None), record, target) if k in wanted else line)
+        sync_file(merged)
+        os.replace(merged, work)
+        sync_dir(work.parent)
+    finally:
+        for path in (fresh, merged):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+    return len(positions)
 
 
-def _recover(output_path: Path, summary: Summary) -> tuple[int, int | None]:
-    """Whole rows already in OUTPUT (added to the summary) and the input line of the last;
-    a torn last line is cut off."""
-    if not output_path.exists():
-        return 0, None
-    done, good_bytes, last_line = 0, 0, None
-    with output_path.open("rb") as handle:
+def _checked_replacement(new: bytes | None, old: dict[str, Any], target: Target) -> bytes:
+    if new is None or json.loads(new)["verdict"].get("line") != old["verdict"].get("line"):
+        raise ResumeError(f"--retry-errors: the input no longer has the rows {target.name} was scored from; "
+                          "start over with --overwrite")
+    return new
+
+
+def _whole_lines(path: Path) -> Iterator[tuple[bytes, dict[str, Any]]]:
+    """The lines of a work file (raw, parsed) up to the first torn or unreadable one."""
+    if not path.exists():
+        return
+    with path.open("rb") as handle:
         for line in handle:
             if not line.endswith(b"\n"):
-                break
+                return
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
-                break
-            summary.add(record)
-            done += 1
-            good_bytes += len(line)
-            last_line = (record.get("verdict") or {}).get("line")
+                return
+            yield line, record
+
+
+def _recover(output_path: Path, summary: Summary) -> tuple[int, dict[str, Any] | None]:
+    """Whole rows already in OUTPUT (added to the summary) and the last of them; a torn last
+    line is cut off."""
+    if not output_path.exists():
+        return 0, None
+    done, good_bytes, last = 0, 0, None
+    for line, last in _whole_lines(output_path):
+        summary.add(last)
+        done += 1
+        good_bytes += len(line)
     if good_bytes != output_path.stat().st_size:
         with output_path.open("r+b") as handle:
             handle.truncate(good_bytes)
-    return done, last_line
+    return done, last
+
+
+def _refuse_same_file(source: Source, target: Target) -> None:
+    if source.path is None or target.path is None or not target.path.exists():
+        return
+    paths = [target.path, target.work] if target.converted else [target.path]
+    if any(p.exists() and source.path.exists() and os.path.samefile(source.path, p) for p in paths):
+        raise ResumeError(f"the output {target.name} is the input file itself; write to another -o")
+
+
+def _total(source: Source, limit: int | None) -> int | None:
+    count = source.count()
+    if limit is None:
+        return count
+    return limit if count is None else min(count, limit)
+
+
+def _limited(rows: Iterator[Row], limit: int | None) -> Iterator[Row]:
+    return rows if limit is None else islice(rows, limit)
+
+
+def _field_advice(missing: str | None) -> str:
+    if missing is None:
+        return ("check that the input has the fields the reward reads (`rewardsmith verifiers`), or map them with "
+                "--field NAME=COLUMN")
+    return (f"if your data holds it under another name, map it with --field {missing}=<your column> "
+            "(a dotted path such as reward_model.ground_truth reaches into nested columns)")
+
+
+def describe_spec(reward: Spec) -> str:
+    """A spec as messages name it."""
+    if isinstance(reward, Verifier):
+        return repr(reward)
+    if isinstance(reward, Mapping):
+        return json.dumps(dict(reward), sort_keys=True, default=str)
+    return str(reward)
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
 
 
 def _batched(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
@@ -216,12 +573,12 @@ def _batched(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
         yield batch
 
 
-def _progress(total: int, done: int, enabled: bool) -> Any:
+def _progress(total: int | None, done: int, enabled: bool, desc: str = "scoring") -> Any:
     if not enabled:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, initial=done, unit="row", desc="scoring", file=sys.stderr, dynamic_ncols=True)
+    return tqdm(total=total, initial=done, unit="row", desc=desc, file=sys.stderr, dynamic_ncols=True)
 
 
 def _tell(log: IO[str], bar: Any, message: str) -> None:
@@ -238,13 +595,18 @@ def format_summary(summary: Summary, title: str) -> str:
         return "n/a" if value is None else f"{value:.{digits}f}"
 
     statuses = " · ".join(f"{name} {count}" for name, count in summary.statuses.most_common())
+    done = f"{summary.resumed} resumed" + (f", {summary.retried} retried" if summary.retried else "")
     lines = [
         title,
-        f"  rows          {summary.rows}  ({summary.resumed} resumed, {summary.malformed} malformed)",
+        f"  rows          {summary.rows}  ({done}, {summary.malformed} malformed)",
         f"  mean reward   {num(summary.mean_reward)}  (over {summary.rewarded} rows with a reward)",
         f"  accuracy      {num(summary.accuracy)}  ({summary.correct}/{summary.judged})",
         f"  status        {statuses or '-'}",
     ]
+    if summary.invalid:
+        lacking = ", ".join(f"{n} lack {name!r}" for name, n in summary.missing.most_common())
+        lines.append(f"  invalid       {summary.invalid} rows could not be judged (reward 0)"
+                     + (f": {lacking}" if lacking else ""))
     if summary.judge_calls:
         lines.append(f"  judge         {summary.judge_calls} rows judged, {summary.judge_cached} from the cache")
     if summary.cascade_to_judge:

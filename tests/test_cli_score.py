@@ -83,7 +83,7 @@ def test_row_without_answer_is_invalid_input(tmp_path):
     src = tmp_path / "in.jsonl"
     src.write_text('{"completion": "\\\\boxed{2}"}\n')
     out = tmp_path / "out.jsonl"
-    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 0
+    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 3  # nothing could be judged
     verdict = read_jsonl(out)[0]["verdict"]
     assert verdict["status"] == "invalid_input" and "'answer'" in verdict["feedback"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from conftest import REPO
 
 ray = pytest.importorskip("ray")
 
+from rewardsmith.adapters.provenance import ResumeError, record_path  # noqa: E402
 from rewardsmith.adapters.ray_scoring import score_file_ray  # noqa: E402
 from rewardsmith.adapters.scoring import score_file  # noqa: E402
 from rewardsmith.verifiers import build  # noqa: E402
@@ -119,9 +121,10 @@ def test_parquet_input_matches_local(tmp_path):
 def test_resume_skips_rows_already_written(tmp_path):
     src = make_jsonl(tmp_path / "in.jsonl", n=120)
     local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
-    score_file(src, local, build("math"), batch_size=16, progress=False, log=io.StringIO())
+    score_file(src, local, "math", batch_size=16, progress=False, log=io.StringIO())
     lines = local.read_text().splitlines(keepends=True)
     remote.write_text("".join(lines[:50]) + lines[50][:20])  # 50 whole rows and a torn one
+    shutil.copy(record_path(local), record_path(remote))  # the local job's record: the same job
     summary = score_file_ray(src, remote, "math", batch_size=16, progress=False, log=io.StringIO())
     assert (summary.resumed, summary.scored_now, summary.rows) == (50, len(lines) - 50, len(lines))
     assert_same_output(local, remote)
@@ -155,3 +158,44 @@ def test_cli_backend_ray_matches_local(tmp_path):
         return [{**r, "verdict": {k: v for k, v in r["verdict"].items() if k != "elapsed_s"}} for r in rows]
 
     assert strip(local) == strip(ray_out)
+
+
+def test_ray_refuses_to_resume_another_job_and_resumes_its_own(tmp_path):
+    """Issue 11 item 6 on the Ray backend: the same provenance record and checks as the local job."""
+    src = make_jsonl(tmp_path / "in.jsonl", n=60)
+    out = tmp_path / "ray.jsonl"
+    score_file_ray(src, out, "math", batch_size=16, progress=False, log=io.StringIO(), limit=20)
+    other = make_jsonl(tmp_path / "other.jsonl", n=61)
+    with pytest.raises(ResumeError, match="the input differs"):
+        score_file_ray(other, out, "math", batch_size=16, progress=False, log=io.StringIO())
+    with pytest.raises(ResumeError, match="the reward spec differs"):
+        score_file_ray(src, out, "format", batch_size=16, progress=False, log=io.StringIO())
+    with pytest.raises(ResumeError, match="the field mapping differs"):
+        score_file_ray(src, out, "math", batch_size=16, progress=False, log=io.StringIO(), fields={"answer": "id"})
+    local = tmp_path / "local.jsonl"
+    score_file(src, local, {"type": "math"}, batch_size=16, progress=False, log=io.StringIO(), limit=20)
+    fingerprints = [json.loads(record_path(path).read_text())["spec"]["fingerprint"] for path in (local, out)]
+    assert fingerprints[0] == fingerprints[1]  # {"type": "math"} here, "math" on Ray: the same spec
+    summary = score_file(src, out, "math", batch_size=16, progress=False, log=io.StringIO())  # local finishes it
+    assert summary.resumed == 20
+    score_file(src, local, "math", batch_size=16, progress=False, log=io.StringIO())
+    assert_same_output(local, out)
+
+
+def test_ray_parquet_output_with_field_mapping_and_retry_matches_local(tmp_path):
+    """Issue 11 items 7 and 9 on the Ray backend: formats, --field and --retry-errors run through the same job."""
+    pytest.importorskip("pyarrow")
+    from rewardsmith.adapters.rows import read_rows
+
+    rows = [{"id": i, "response": f"#### {i % 4}", "meta": {"gold": str(i % 3)}} for i in range(40)]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fields = {"answer": "meta.gold", "completion": "response"}
+    local, remote = tmp_path / "local.parquet", tmp_path / "ray.parquet"
+    score_file(src, local, "math", batch_size=8, progress=False, fields=fields)
+    score_file_ray(src, remote, "math", batch_size=8, progress=False, fields=fields)
+    a, b = ([row.data for row in read_rows(path)] for path in (local, remote))
+    assert comparable(a) == comparable(b) and len(a) == 40
+    assert [r["reward"] for r in a] == [float(i % 4 == i % 3) for i in range(40)]
+    again = score_file_ray(src, remote, "math", batch_size=8, progress=False, fields=fields, retry_errors=True)
+    assert (again.retried, again.resumed, again.rows) == (0, 40, 40)
