@@ -122,10 +122,25 @@ server's /get_reward (as torch tensors). OpenRLHF loads it by path:
 """
 
 
+VERIFIERS_EPILOG = """\
+A spec names a verifier by its `type` and sets its options; nested specs (parts,
+when/then, routes, correctness, rule/judge) take the same form. A mistake is
+reported with where it is in the spec and the closest valid name, e.g.
+  routes.gsm8k.then.answer_feild: unknown option 'answer_feild'; did you mean 'answer_field'?
+
+examples:
+  rewardsmith verifiers
+  rewardsmith verifiers math
+  rewardsmith verifiers route --json
+  rewardsmith score rows.jsonl -o scored.jsonl --reward '{"type": "math", "timeout_s": 2}'
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rewardsmith", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--version", action=_Version, help="print the installed rewardsmith version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     score = sub.add_parser(
@@ -141,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="where to write: .jsonl (resumed if it exists), .parquet, .jsonl.gz, .json, "
                        "or - for stdout (no resume)")
     score.add_argument("--reward", default="math", metavar="SPEC",
-                       help="registry name (see `rewardsmith verifiers`) or YAML/JSON spec file (default: math)")
+                       help="registry name (see `rewardsmith verifiers`), YAML/JSON spec file, or inline JSON "
+                       "such as '{\"type\": \"math\", \"timeout_s\": 2}' (default: math)")
     score.add_argument("--field", action="append", default=[], metavar="FIELD=COLUMN",
                        help="read sample field FIELD from COLUMN (a name or dotted path, e.g. "
                        "answer=reward_model.ground_truth); repeatable")
@@ -206,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     serve.add_argument("--reward", default="math", metavar="SPEC",
-                       help="registry name or YAML/JSON spec file (default: math)")
+                       help="registry name, YAML/JSON spec file or inline JSON object (default: math)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     serve.add_argument("--workers", type=int, default=1, metavar="N",
@@ -242,7 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("target", choices=["openrlhf"], help="trainer to export for")
     export.add_argument("--reward", default="math", metavar="SPEC",
-                        help="registry name or YAML/JSON spec file, embedded in the file (default: math)")
+                        help="registry name, YAML/JSON spec file or inline JSON object, embedded in the file "
+                        "(default: math)")
     export.add_argument("-o", "--output", type=Path, default=Path("reward_func.py"), help="file to write")
     export.add_argument("--label-field", default="answer", metavar="FIELD",
                         help="sample field that OpenRLHF's labels fill (default: answer)")
@@ -251,7 +268,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "default), or raise RewardError in reward_func (raise)")
     export.set_defaults(handler=_export)
 
-    listing = sub.add_parser("verifiers", help="list the registered verifiers (built-ins and plugins)")
+    listing = sub.add_parser(
+        "verifiers",
+        help="list the verifiers, or one verifier's options",
+        description="Without NAME: every verifier a spec can name (built-ins and installed plugins). With NAME: "
+        "that verifier's options, each with its type, default and what it does.",
+        epilog=VERIFIERS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    listing.add_argument("name", nargs="?", metavar="NAME", help="a verifier name, e.g. math or route")
+    listing.add_argument("--json", action="store_true",
+                         help="print JSON instead: name, doc, options and the JSON Schema of its spec object "
+                         "(a list of them without NAME)")
     listing.set_defaults(handler=_list_verifiers)
 
     sandbox = sub.add_parser("sandbox", help="inspect the code sandbox")
@@ -427,19 +455,61 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _spec_value(reward: str) -> object:
-    """A spec file is read here, so servers and exported files carry the spec itself, not a path."""
-    from rewardsmith.verifiers.registry import load_spec_file, looks_like_file
+    """A spec file (or inline JSON) is read here, so servers and exported files carry the spec itself."""
+    from rewardsmith.verifiers.registry import load_spec
 
-    return load_spec_file(Path(reward)) if looks_like_file(reward) else reward
+    return load_spec(reward)
 
 
 def _list_verifiers(args: argparse.Namespace) -> int:
-    from rewardsmith.verifiers.registry import available, get_factory
+    from rewardsmith.verifiers.options import describe, format_options
+    from rewardsmith.verifiers.registry import SpecError, available, get_factory
 
+    if args.name is not None:
+        try:
+            factory = get_factory(args.name)
+        except SpecError as exc:
+            return _fail(f"{exc}; `rewardsmith verifiers` lists them")
+        print(json.dumps(describe(args.name, factory), indent=2) if args.json else format_options(args.name, factory))
+        return 0
+    described, lines = [], []
     for name in available():
-        doc = (get_factory(name).__doc__ or "").strip().splitlines()
-        print(f"{name:12} {doc[0] if doc else ''}")
+        try:
+            factory = get_factory(name)
+        except SpecError as exc:  # a broken plugin: say so, list the others
+            lines.append(f"{name:12} (cannot load: {exc})")
+            continue
+        described.append(describe(name, factory))
+        lines.append(f"{name:12} {_first_line(factory)}")
+    if args.json:
+        print(json.dumps(described, indent=2))
+    else:
+        print("\n".join([*lines, "", "`rewardsmith verifiers NAME` lists a verifier's options."]))
     return 0
+
+
+def _first_line(factory: object) -> str:
+    import inspect
+
+    return (inspect.getdoc(factory) or "").partition("\n")[0]
+
+
+class _Version(argparse.Action):
+    """``--version``, looked up only when asked (importlib.metadata costs every other command time)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("rewardsmith")
+        except PackageNotFoundError:
+            found = "unknown (not installed; run pip install -e . in the repository)"
+        print(f"rewardsmith {found}")
+        parser.exit()
 
 
 def _doctor(args: argparse.Namespace) -> int:

@@ -78,7 +78,7 @@ _WORKDIR_PATH = re.compile(r'File "[^"]*/(solution\.py|solution\.cpp|checker\.py
 Check = Generator[list[Job], list[ExecResult], Verdict]
 
 
-CheckerSource = Annotated[str, Pattern(r"(?s).*\n.*", "the source of a checker program (several lines)")]
+CheckerSource = Annotated[str, Pattern(r"[\s\S]*\n[\s\S]*", "the source of a checker program (several lines)")]
 
 
 @register("code")

@@ -103,7 +103,11 @@ TagName = Annotated[str, Pattern(_TAG_NAME.pattern, "a tag name (letters, digits
 @register("format")
 @declare
 class FormatVerifier(Verifier):
-    """Tag-format reward for reasoning models (see the module docstring for the options)."""
+    """Tag-format reward for reasoning models: the reasoning and the answer in their tags, in order.
+
+    1.0 when the format is right, else 0.0 (or, with ``partial``, shaping credit below 1.0);
+    ``feedback`` lists what is wrong. The module docstring details each mode.
+    """
 
     name = "format"
 

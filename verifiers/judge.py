@@ -265,9 +265,12 @@ def _judge_backend(spec: Backend | Mapping[str, Any] | str | None) -> Backend:
 @register("judge")
 @declare
 class JudgeVerifier(Verifier):
-    """An LLM judge as a reward. ``backend``: ``{"kind": "openai", "base_url": ..., "model": ...}``
-    or ``{"kind": "transformers", "model": PATH_OR_ID}`` (default: local SmolLM2-135M-Instruct).
-    ``cache``: true (default path under ``~/.cache/rewardsmith``), a file path, or false.
+    """An LLM judge as a reward: a rubric checklist, a holistic score, a pairwise comparison or a
+    reference-answer check (the module docstring details each mode).
+
+    ``backend``: ``{"kind": "openai", "base_url": ..., "model": ...}`` or
+    ``{"kind": "transformers", "model": PATH_OR_ID}`` (default: local SmolLM2-135M-Instruct).
+    A backend failure or an output that does not parse is ``status=error``, never a score.
     """
 
     name = "judge"

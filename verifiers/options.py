@@ -23,7 +23,6 @@ are read from its signature, and only their names are checked.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import inspect
 import json
 import math
@@ -33,7 +32,7 @@ import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
 
 from rewardsmith.verifiers.core import Verifier
 
@@ -111,10 +110,16 @@ class SpecError(ValueError):
 
 
 def unknown_name(what: str, name: Any, known: Sequence[str], listed: str = "known") -> str:
-    """``unknown option 'answer_feild' for 'math'; did you mean 'answer_field'? (known: ...)``."""
-    close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=0.6)
+    """``unknown option 'answer_feild'; did you mean 'answer_field'? (options of 'math': ...)``."""
+    close = _closest(str(name), known)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return f"unknown {what} {name!r}{hint} ({listed}: {', '.join(known) or 'none'})"
+
+
+def _closest(word: str, candidates: Iterable[str]) -> list[str]:
+    import difflib  # only when a spec is wrong
+
+    return difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
 
 
 # --------------------------------------------------------------------------- declaring
@@ -140,13 +145,30 @@ def declare(cls: type) -> type:
     return dataclass(kw_only=True, eq=False, repr=False)(cls)
 
 
-@dataclass(frozen=True)
-class Range:
+class _Mark:
+    """A constraint inside ``Annotated``: ``check`` (a problem or None), ``text``, ``schema``.
+    Plain classes, not dataclasses: this module is imported by every trainer worker."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __hash__(self) -> int:
+        return hash((type(self), *(getattr(self, k) for k in self.__slots__)))
+
+
+class Range(_Mark):
     """Numeric bounds: ``Annotated[float, Range(gt=0)]``."""
 
-    gt: float | None = None
-    ge: float | None = None
-    le: float | None = None
+    __slots__ = ("ge", "gt", "le")
+
+    def __init__(self, gt: float | None = None, ge: float | None = None, le: float | None = None) -> None:
+        self.gt, self.ge, self.le = gt, ge, le
 
     def check(self, value: Any) -> str | None:
         for bound, ok in ((self.gt, lambda b: value > b), (self.ge, lambda b: value >= b),
@@ -164,12 +186,13 @@ class Range:
         return {key: bound for key, bound in keys if bound is not None}
 
 
-@dataclass(frozen=True)
-class Pattern:
+class Pattern(_Mark):
     """A string matching ``regex`` in full; ``what`` names what it must be."""
 
-    regex: str
-    what: str
+    __slots__ = ("regex", "what")
+
+    def __init__(self, regex: str, what: str) -> None:
+        self.regex, self.what = regex, what
 
     def check(self, value: Any) -> str | None:
         return None if re.fullmatch(self.regex, value) else f"{value!r} is not {self.what}"
@@ -181,9 +204,10 @@ class Pattern:
         return {"pattern": f"^(?:{self.regex})$"}
 
 
-@dataclass(frozen=True)
-class NonEmpty:
+class NonEmpty(_Mark):
     """A string, list or map with at least one character or entry."""
+
+    __slots__ = ()
 
     def check(self, value: Any) -> str | None:
         return None if len(value) else "must not be empty"
@@ -195,9 +219,10 @@ class NonEmpty:
         return {"minLength": 1, "minItems": 1, "minProperties": 1}
 
 
-@dataclass(frozen=True)
-class Unique:
+class Unique(_Mark):
     """A list without repeated entries."""
+
+    __slots__ = ()
 
     def check(self, value: Any) -> str | None:
         seen: list[Any] = []
@@ -214,11 +239,13 @@ class Unique:
         return {"uniqueItems": True}
 
 
-@dataclass(frozen=True)
-class IsSpec:
+class IsSpec(_Mark):
     """Marks a nested reward spec; a mapping without ``type`` gets ``default_type``."""
 
-    default_type: str | None = None
+    __slots__ = ("default_type",)
+
+    def __init__(self, default_type: str | None = None) -> None:
+        self.default_type = default_type
 
 
 Spec = Annotated[Union[str, Mapping[str, Any], Verifier], IsSpec()]  # noqa: UP007 (Verifier makes it a runtime union)
@@ -332,7 +359,7 @@ def _coerce_literal(value: Any, tp: Any, path: Where) -> Any:
         if type(value) is type(choice) and value == choice:  # True is not 1
             return choice
     words = [c for c in choices if isinstance(c, str)]
-    close = difflib.get_close_matches(value, words, n=1, cutoff=0.6) if isinstance(value, str) else []
+    close = _closest(value, words) if isinstance(value, str) else []
     if close:  # the right type, a near miss: inside a union, this is the error to report
         raise _OutOfRange(f"expected {expected(tp)}, got {_shown(value)}; did you mean {close[0]!r}?", path)
     raise _mismatch(value, tp, path)
@@ -516,8 +543,9 @@ def type_schema(tp: Any) -> dict[str, Any] | None:
     origin = get_origin(tp)
     if origin is Annotated:
         base, *marks = get_args(tp)
-        if any(isinstance(m, IsSpec) for m in marks):
-            return dict(SPEC_SCHEMA)
+        spec = next((m for m in marks if isinstance(m, IsSpec)), None)
+        if spec is not None:
+            return _spec_schema(spec)
         schema = type_schema(base)
         if schema is None:
             return None
@@ -555,10 +583,14 @@ def type_schema(tp: Any) -> dict[str, Any] | None:
 
 _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string"}
 
-SPEC_SCHEMA: dict[str, Any] = {
-    "description": "a reward spec: a verifier name, or an object with a 'type' and that verifier's options",
-    "anyOf": [{"type": "string"}, {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}}],
-}
+def _spec_schema(mark: IsSpec) -> dict[str, Any]:
+    """A nested spec: a name, or an object with a ``type`` (which may be left out when it has a default)."""
+    spec_object: dict[str, Any] = {"type": "object", "properties": {"type": {"type": "string"}}}
+    if mark.default_type is None:
+        spec_object["required"] = ["type"]
+    what = f"(default type {mark.default_type!r})" if mark.default_type else "with a 'type'"
+    return {"description": f"a reward spec: a verifier name, or an object {what} and that verifier's options",
+            "anyOf": [{"type": "string"}, spec_object]}
 
 
 def _relevant(constraint: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
@@ -568,8 +600,7 @@ def _relevant(constraint: dict[str, Any], schema: dict[str, Any]) -> dict[str, A
     return {k: v for k, v in constraint.items() if k not in keep.values() or keep.get(kind) == k}
 
 
-@dataclass(frozen=True)
-class OptionInfo:
+class OptionInfo(NamedTuple):
     """One option as listed: name, type text, default (REQUIRED if none), one line, JSON Schema."""
 
     name: str
@@ -716,7 +747,7 @@ def describe(kind: str, factory: Any) -> dict[str, Any]:
     infos = declared_options(factory)
     return {
         "name": kind,
-        "doc": summary(factory),
+        "doc": inspect.getdoc(factory) or "",
         "options": None if infos is None else [info.to_dict() for info in infos],
         "schema": json_schema(kind, factory),
     }
@@ -724,7 +755,9 @@ def describe(kind: str, factory: Any) -> dict[str, Any]:
 
 def format_options(kind: str, factory: Any) -> str:
     """The text ``rewardsmith verifiers NAME`` prints: one line per option (type, default, what)."""
-    lines = [f"{kind}: {summary(factory)}", ""]
+    doc = (inspect.getdoc(factory) or "").split("\n\n")
+    lines = [f"{kind}: {' '.join(doc[0].split())}", ""]
+    lines.extend(f"{paragraph}\n" for paragraph in doc[1:] if paragraph.strip())
     infos = declared_options(factory)
     if infos is None:
         lines.append("options: any keyword (this factory takes **kwargs; see its documentation)")
