@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import typing
 
+import jsonschema
 import pytest
 from conftest import REPO
 
@@ -18,8 +19,6 @@ from rewardsmith.verifiers import SpecError, Verifier, build
 from rewardsmith.verifiers.math import MathVerifier
 from rewardsmith.verifiers.options import declared_options, describe, format_options, json_schema
 from rewardsmith.verifiers.registry import BUILTINS, get_factory
-
-jsonschema = pytest.importorskip("jsonschema")
 
 # The smallest valid spec of each built-in (its required options filled in).
 MINIMAL = {
