@@ -371,7 +371,9 @@ def request_line(name: str, route: str, code: int, verdicts: Sequence[Verdict], 
             f"error={errors} latency_ms={1000 * seconds:.1f}")
 
 
-Work = Callable[[Request], Awaitable[tuple[dict[str, Any], list[Verdict]]]]
+# A route's work: the response body; the verdicts it scored go into the list, for the log line
+# even when the request then fails (on_error=raise).
+Work = Callable[[Request, list[Verdict]], Awaitable[dict[str, Any]]]
 
 
 def create_app(config: ServerConfig | None = None, verifier: Verifier | None = None) -> Any:
@@ -412,12 +414,9 @@ def create_app(config: ServerConfig | None = None, verifier: Verifier | None = N
         start = time.perf_counter()
         verdicts: list[Verdict] = []
         try:
-            body, verdicts = await work(request)
-            response = JSONResponse(body)
+            response = JSONResponse(await work(request, verdicts))
         except HTTPProblem as problem:
             response = JSONResponse({"error": problem.message}, status_code=problem.status, headers=problem.headers)
-        except RewardError as exc:
-            response = JSONResponse({"error": str(exc)}, status_code=500)
         except Exception as exc:
             response = JSONResponse({"error": f"{type(exc).__name__}: {exc}"}, status_code=500)
         seconds = time.perf_counter() - start
@@ -426,24 +425,24 @@ def create_app(config: ServerConfig | None = None, verifier: Verifier | None = N
             logger.info(request_line(service.name, route, response.status_code, verdicts, seconds))
         return response
 
-    async def get_reward(request: Request) -> tuple[dict[str, Any], list[Verdict]]:
+    async def get_reward(request: Request, verdicts: list[Verdict]) -> dict[str, Any]:
         payload = await read_body(request)
         queries, prompts, labels = parse_get_reward(payload)
         service.check_reward(payload.get("reward"))
-        verdicts = await service.score(to_samples(queries, prompts, labels, config.label_field))
+        verdicts += await service.score(to_samples(queries, prompts, labels, config.label_field))
         service.health["/get_reward"].check(verdicts)
         try:
-            return reward_dict(verdicts, service.verifier, config.on_error), verdicts
-        except RewardError as exc:  # still counted in the request's log line
+            return reward_dict(verdicts, service.verifier, config.on_error)
+        except RewardError as exc:
             raise HTTPProblem(500, str(exc)) from None
 
-    async def score(request: Request) -> tuple[dict[str, Any], list[Verdict]]:
+    async def score(request: Request, verdicts: list[Verdict]) -> dict[str, Any]:
         payload = await read_body(request)
         samples = parse_score(payload)
         service.check_reward(payload.get("reward"))
-        verdicts = await service.score(samples)
+        verdicts += await service.score(samples)
         service.health["/v1/score"].check(verdicts)
-        return {"verdicts": [v.to_dict() for v in verdicts], "rewards": [v.reward for v in verdicts]}, verdicts
+        return {"verdicts": [v.to_dict() for v in verdicts], "rewards": [v.reward for v in verdicts]}
 
     @app.post("/get_reward")
     async def get_reward_route(request: Request) -> Any:

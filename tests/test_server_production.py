@@ -130,6 +130,15 @@ def test_one_log_line_per_request_with_counts(caplog):
     assert "route=/v1/score code=200 rows=1 invalid_input=0 error=0" in lines[2]
 
 
+def test_a_request_refused_under_on_error_raise_still_logs_what_it_scored(caplog):
+    caplog.set_level(logging.INFO, logger="rewardsmith")
+    rows = {"query": ["a", "b"], "labels": [json.dumps({"s": 0.7}), json.dumps({"s": 0.9, "st": "error"})]}
+    with ServerThread(ServerConfig(reward="test_field_score", on_error="raise")) as server:
+        assert httpx.post(f"{server.url}/get_reward", json=rows).status_code == 500
+    lines = [r.getMessage() for r in caplog.records if r.name == "rewardsmith.server" and "route=" in r.getMessage()]
+    assert len(lines) == 1 and "code=500 rows=2 invalid_input=0 error=1" in lines[0], lines
+
+
 def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and r.name.startswith("rewardsmith")]
 
