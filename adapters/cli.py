@@ -313,6 +313,8 @@ def _score(args: argparse.Namespace) -> int:
         return _fail("--max-error-rate is a fraction of the rows, between 0 and 1")
     if args.overwrite and args.retry_errors:
         return _fail("--overwrite discards OUTPUT and --retry-errors rescores part of it: choose one")
+    if args.summary_json is not None and not args.summary_json.parent.is_dir():
+        return _fail(f"the folder of --summary-json {str(args.summary_json)!r} does not exist")
     try:
         fields = parse_field_map(args.field)
         source, target = open_source(args.input, args.split), resolve_target(args.output)

@@ -21,7 +21,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -70,10 +72,8 @@ class Interrupted(Exception):
     """Ctrl-C: the rows written so far are whole and synced; the message says what a rerun does."""
 
     @classmethod
-    def after(cls, rows: int, total: int | None, resumable: bool) -> Interrupted:
+    def after(cls, rows: int, total: int | None, hint: str) -> Interrupted:
         of = f" of {total}" if total is not None else ""
-        hint = ("rerun the same command to resume" if resumable
-                else "the output or the input is a stream (stdin, stdout, a pipe), so a rerun starts over")
         return cls(f"interrupted after {rows}{of} rows; {hint}")
 
 
@@ -300,7 +300,7 @@ def _run_stream(job: Job, source: Source, target: Target, scorer: Scorer, log: I
     try:
         with open_stream(target) as out:
             _score_rows(job, _limited(source.rows(), job.limit), total, out, scorer, summary, log, sync=False,
-                        resumable=False)
+                        on_interrupt=f"{target.name} is a stream, which cannot be resumed: a rerun starts over")
     except BrokenPipeError as exc:
         raise OutputClosed(f"the reader of {target.name} went away after {summary.rows} rows") from exc
     summary.seconds = time.perf_counter() - start
@@ -332,7 +332,9 @@ def _run_file(job: Job, source: Source, target: Target, scorer: Scorer, log: IO[
     left = None if job.limit is None else max(0, job.limit - done)
     with target.work.open("a", encoding="utf-8") as out:
         _score_rows(job, _limited(rows, left), total, out, scorer, summary, log, sync=True,
-                    resumable=current.input is not None)
+                    on_interrupt="rerun the same command to resume" if current.input is not None else
+                    "the input is a stream, which cannot be checked for a resume: rerun with --overwrite to start "
+                    "over")
     summary.seconds = time.perf_counter() - start
     complete = next(rows, None) is None  # every input row is in (not stopped by --limit)
     if target.converted:
@@ -402,7 +404,7 @@ def _written_from(record: dict[str, Any], row: Row) -> bool:
 
 
 def _score_rows(job: Job, rows: Iterator[Row], total: int | None, out: IO[str], scorer: Scorer, summary: Summary,
-                log: IO[str], sync: bool, resumable: bool) -> None:
+                log: IO[str], sync: bool, on_interrupt: str) -> None:
     """Score ``rows`` batch by batch into ``out``; Ctrl-C becomes :class:`Interrupted`."""
     bar = _progress(total, summary.rows, job.progress)
     health = InputHealth("rewardsmith score", _field_advice,
@@ -413,16 +415,35 @@ def _score_rows(job: Job, rows: Iterator[Row], total: int | None, out: IO[str], 
         try:
             for batch, verdicts in scorer(_batched(rows, job.batch_size), left):
                 health.check([v for v in verdicts if v is not None])
-                write_batch(out, batch, verdicts, summary, log, bar, sync=sync)
-                written += len(batch)
+                with _ctrl_c_held():  # a batch is written, synced and counted whole
+                    write_batch(out, batch, verdicts, summary, log, bar, sync=sync)
+                    written += len(batch)
         except BackendError as exc:
             raise BackendError(f"{exc}; stopped after {written} rows, which are kept: rerun the same command to "
                                "resume") from exc
         except KeyboardInterrupt as exc:
-            raise Interrupted.after(written, total, resumable and sync) from exc
+            raise Interrupted.after(written, total, on_interrupt) from exc
     finally:
         if bar is not None:
             bar.close()
+
+
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold a Ctrl-C that lands inside the block until it ends, so the rows the message counts are
+    exactly the rows on disk (only the main thread can, and only with Python's own handler in place)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def write_batch(out: IO[str], batch: list[Row], verdicts: list[Verdict | None], summary: Summary,
