@@ -240,8 +240,9 @@ class Route(Verifier):
     def __post_init__(self) -> None:
         coerce_options(self)
         if self.field is not None and self.field.split(".")[0] in _NOT_ROUTABLE:
-            raise SpecError(f"cannot route on {self.field!r}: a route reads dataset fields only, so that a "
-                            "completion never picks its own reward", ("field",))
+            raise SpecError(f"cannot route on {self.field!r}: a route reads the row's dataset fields (the prompt "
+                            "and the completion are not among them), so a completion never picks its own reward",
+                            ("field",))
         self._exact: dict[str, str] = {}
         self._globs: list[tuple[str, str]] = []
         for key in self.routes:
