@@ -271,8 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
     listing = sub.add_parser(
         "verifiers",
         help="list the verifiers, or one verifier's options",
-        description="Without NAME: every verifier a spec can name (built-ins and installed plugins). With NAME: "
-        "that verifier's options, each with its type, default and what it does.",
+        description="Without NAME: every verifier a spec can name (built-ins and installed plugins).\n"
+        "With NAME: that verifier's options, each with its type, default and what it does.",
         epilog=VERIFIERS_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -766,7 +766,7 @@ def format_options(kind: str, factory: Any) -> str:
         lines.append("options: none")
         return "\n".join(lines)
     lines.append("options:")
-    lines.extend(_option_lines(infos, "  "))
+    lines.extend(_option_lines(sorted(infos, key=lambda info: not info.required), "  "))  # required first
     return "\n".join(lines)
 
 
