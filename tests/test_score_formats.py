@@ -197,6 +197,23 @@ def test_field_mapping_with_dotted_paths(reference, tmp_path):
     assert "answer" not in rows[0] and rows[0]["reward_model"]["ground_truth"]  # input columns kept as they were
 
 
+def test_a_mapped_field_never_falls_back_to_the_rows_own_column(tmp_path):
+    """With --field answer=solution, a row that lacks `solution` is invalid_input: its own `answer`
+    column (in rollout files often the model's extracted answer) must not become the gold."""
+    rows = [{"completion": "#### 7", "answer": "7", "solution": "3"},  # wrong: 7 is not the gold 3
+            {"completion": "#### 7", "answer": "7"},  # no gold at all: not judged against its own answer
+            {"answer": "7", "solution": "7", "completion_text": "#### 7"}]  # completion mapped, column missing
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    out = tmp_path / "out.jsonl"
+    assert score(str(src), "-o", str(out), "--field", "answer=solution") == 0
+    got = read_jsonl(out)
+    assert [r["reward"] for r in got] == [0.0, 0.0, 0.0]
+    assert [r["verdict"]["status"] for r in got] == ["ok", "invalid_input", "invalid_input"]
+    out2 = tmp_path / "out2.jsonl"
+    assert score(str(src), "-o", str(out2), "--field", "completion=response") == 3
+    assert {r["verdict"]["details"].get("missing_field") for r in read_jsonl(out2)} == {"completion"}
+
+
 def test_a_bad_field_option_is_a_clear_error(tmp_path, capsys):
     src = write_jsonl(tmp_path / "in.jsonl", example_rows()[:1])
     assert score(str(src), "-o", str(tmp_path / "o.jsonl"), "--field", "answer") == 2
