@@ -12,7 +12,7 @@ import fnmatch
 import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from rewardsmith.verifiers.core import MISSING, Sample, Verdict, Verifier, invalid_input, lookup
 from rewardsmith.verifiers.options import (
@@ -29,7 +29,7 @@ from rewardsmith.verifiers.registry import register
 
 _PRECEDENCE = ("error", "timeout", "invalid_input", "no_answer", "ok")
 
-JudgeSpec = Annotated[Union[str, Mapping[str, Any], Verifier], IsSpec(default_type="judge")]  # noqa: UP007
+JudgeSpec = Annotated[str | Mapping[str, Any] | Verifier, IsSpec(default_type="judge")]
 """A judge spec: ``type`` may be left out (``{"mode": "reference"}`` is a judge)."""
 
 logger = logging.getLogger("rewardsmith")

@@ -7,8 +7,9 @@ a JSON Schema (:func:`json_schema`). A spec error names the option, where it sit
 (``routes.gsm8k.then.answer_feild``) and the closest valid name.
 
 The checker is the standard library on purpose: pydantic would do the same but costs about
-80 ms on a reward's first build (its import plus schema compilation), more than the whole
-registry, and trainer workers build their reward on every start. It knows the annotations
+80 ms on a reward's first build (measured here: ~63 ms to import ``BaseModel``, ~16 ms to
+compile the first model), more than ``build("math")`` costs in all (~7 ms), and trainer
+workers build their reward on every start. It knows the annotations
 verifiers use: ``str``, ``int``, ``float``, ``bool``, ``None``, ``Literal``, unions,
 ``list``/``tuple``/``Sequence``, ``dict``/``Mapping``, ``Callable``, nested option dataclasses
 (``leniency``), plain classes (``isinstance``), :data:`Spec` (a nested reward spec, built
@@ -61,7 +62,7 @@ class SpecError(ValueError):
 
     ``problem`` says what is wrong and what would work; ``path`` is where in the spec
     (``("parts", 0, "leniency")``); ``kind`` the verifier whose option it is. Raised inside a
-    nested spec, each enclosing level prepends its own place (:meth:`at`), so the message
+    nested spec, each enclosing level prepends its own place (:meth:`within`), so the message
     reads from the root of the spec: ``routes.gsm8k.then.answer_feild: unknown option ...``.
     """
 
@@ -248,7 +249,7 @@ class IsSpec(_Mark):
         self.default_type = default_type
 
 
-Spec = Annotated[Union[str, Mapping[str, Any], Verifier], IsSpec()]  # noqa: UP007 (Verifier makes it a runtime union)
+Spec = Annotated[str | Mapping[str, Any] | Verifier, IsSpec()]
 """A nested reward spec (a name, a ``{"type": ...}`` mapping, inline JSON, a file or a Verifier),
 built where it stands: the option then holds the Verifier."""
 
