@@ -59,6 +59,9 @@ WRONG = [
     ({"type": "repetition", "max_penalty": 0.5}, "repetition.max_penalty: must be <= 0, got 0.5"),
     ({"type": "overlong", "max_length": 10}, "overlong.cache_length: missing: a required option"),
     ({"type": "cosine", "max_length": 10, "exceed": float("nan")}, "cosine.exceed: expected a finite number, got nan"),
+    ({"type": "math", "timeout_s": 10**5000}, "math.timeout_s: expected a finite number, got <int too large to show>"),
+    ({"type": "judge", "threshold": float("inf"), "cache": False},
+     "judge.threshold: expected a finite number, got inf"),
     ({"type": "judge", "mode": "holstic", "cache": False}, "judge.mode: expected one of 'checklist', 'holistic', "
                                                            "'pairwise', 'reference', got 'holstic'; did you mean"),
     ({"type": "judge", "cache": False, "backend": {"kind": "opnai"}},

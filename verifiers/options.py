@@ -383,9 +383,13 @@ def _coerce_int(value: Any, tp: Any, path: Where) -> int:
 def _coerce_float(value: Any, tp: Any, path: Where) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _mismatch(value, tp, path)
-    if not math.isfinite(value):
-        raise SpecError(f"expected a finite number, got {value!r}", path)
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond any float
+        number = math.inf
+    if not math.isfinite(number):
+        raise _OutOfRange(f"expected a finite number, got {_shown(value)}", path)
+    return number
 
 
 def _coerce_str(value: Any, tp: Any, path: Where) -> str:
@@ -444,7 +448,10 @@ def _mismatch(value: Any, tp: Any, path: Where) -> SpecError:
 
 
 def _shown(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an int past Python's digit limit for str()
+        text = f"<{type(value).__name__} too large to show>"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
