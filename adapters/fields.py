@@ -51,12 +51,16 @@ def parse_field_map(items: Iterable[str]) -> dict[str, str]:
 def map_fields(row: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[str, Any]:
     """``row`` with each ``field`` set from its ``source`` column (a name or a dotted path).
 
-    A source the row lacks leaves the field as it was (absent, typically), so the verifier
-    reports it missing by its own name; the source columns themselves are kept.
+    A source the row lacks makes the field absent, so the verifier reports it missing by its
+    own name. It never falls back to the row's own column of that name: with
+    ``answer=solution``, a rollout file's ``answer`` column may be the model's own extracted
+    answer, which would then be graded against itself. The source columns themselves are kept.
     """
     out = dict(row)
     for field, source in mapping.items():
         value = lookup(row, source)
-        if value is not MISSING:
+        if value is MISSING:
+            out.pop(field, None)
+        else:
             out[field] = value
     return out

@@ -56,7 +56,7 @@ from rewardsmith.adapters.provenance import (
 )
 from rewardsmith.adapters.rows import Row, Source, open_source
 from rewardsmith.verifiers import Sample, Verdict, Verifier, build
-from rewardsmith.verifiers.core import COMPLETION_ERROR, MISSING, lookup
+from rewardsmith.verifiers.core import COMPLETION_ERROR
 from rewardsmith.verifiers.registry import load_spec_file, looks_like_file
 
 __all__ = ["Interrupted", "Job", "OutputClosed", "ResumeError", "Summary", "format_summary", "run_job", "score_file"]
@@ -247,9 +247,6 @@ def row_sample(data: Mapping[str, Any], fields: Mapping[str, str] | None = None)
     ``completion=None`` and the reason, which every verifier reports as ``invalid_input`` (an
     empty string would be a real, empty generation, and scored ``no_answer``)."""
     mapped = map_fields(data, fields) if fields else dict(data)
-    for name, source in (fields or {}).items():
-        if lookup(data, source) is MISSING:  # never fall back to the row's own column of that name: with
-            mapped.pop(name, None)  # --field answer=solution, a rollout's `answer` may be the model's own
     if mapped.get("completion") is None:
         source = (fields or {}).get("completion")
         reason = (f"the row has no completion: its column {source!r} is missing or null" if source else

@@ -212,3 +212,17 @@ def test_plugin_helpers_are_exported():
     assert v.invalid_input("x", missing_field="answer").details == {"missing_field": "answer"}
     assert v.error("down").status == "error"
     assert v.read_completion(Sample(completion=None)).status == "invalid_input"
+
+
+def test_a_row_without_a_completion_is_invalid_input_not_an_empty_answer():
+    """from_row used to fill a missing completion with "", which a verifier scores as an unanswered
+    (no_answer) generation; a missing one is the row's fault, and adapters must be told."""
+    sample = Sample.from_row({"prompt": "q", "answer": "4"})
+    verdict = build({"type": "math", "workers": 0}).verify(sample)
+    assert verdict.status == "invalid_input" and verdict.details["missing_field"] == "completion"
+    assert build("format").verify(sample).status == "invalid_input"
+
+
+def test_a_prompt_of_any_type_reads_as_text():
+    assert Sample(prompt=12).prompt_text == "12" and Sample(prompt=None).prompt_text == ""
+    assert Sample(prompt=[{"role": "user", "content": "hi"}]).prompt_text == "hi"

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import typing
+from typing import Annotated
 
 import jsonschema
 import pytest
 from conftest import REPO
 
 from rewardsmith.adapters.cli import main
-from rewardsmith.verifiers import SpecError, Verifier, build
+from rewardsmith.verifiers import Range, SpecError, Verifier, build, declare, option
 from rewardsmith.verifiers.math import MathVerifier
 from rewardsmith.verifiers.options import declared_options, describe, format_options, json_schema
 from rewardsmith.verifiers.registry import BUILTINS, get_factory
@@ -282,3 +283,31 @@ def test_cli_score_takes_an_inline_json_reward(tmp_path, capsys):
     assert main(["score", str(rows), "-o", str(tmp_path / "bad.jsonl"), "--reward",
                  '{"type": "math", "timeout_s": "fast"}', "--no-progress"]) == 2
     assert "math.timeout_s: expected a number, got 'fast'" in capsys.readouterr().err
+
+
+def test_declare_checks_options_before_a_post_init_of_the_class_own():
+    """A plugin cannot forget the checks: @declare runs them before the class's own __post_init__,
+    once, also through a subclass that calls super().__post_init__()."""
+    seen: list[object] = []
+
+    @declare
+    class Base(Verifier):
+        bonus: Annotated[float, Range(gt=0)] = option(1.0, "a positive bonus")
+
+        def __post_init__(self) -> None:
+            seen.append(self.bonus)  # already coerced: an int became a float
+
+    @declare
+    class Child(Base):
+        extra: int = option(0, "an int")
+
+        def __post_init__(self) -> None:
+            super().__post_init__()
+
+    assert Base(bonus=2).bonus == 2.0 and isinstance(seen[-1], float)
+    with pytest.raises(SpecError, match="bonus"):
+        Base(bonus=-1)
+    with pytest.raises(SpecError, match="extra: expected an integer"):
+        Child(extra="many")
+    child = Child(bonus=3, extra=2)
+    assert (child.bonus, child.extra, seen[-1]) == (3.0, 2, 3.0)

@@ -183,6 +183,16 @@ def test_columns_may_be_dotted_paths_into_nested_columns():
     assert rewards == [1.0, 0.0]
 
 
+def test_a_mapped_column_a_row_lacks_never_falls_back_to_the_rows_own_field():
+    """columns={"answer": "solution"} on a rollout dataset whose own `answer` column holds the model's
+    extracted answer: without `solution`, grading must not use that column (it would pay the model
+    for agreeing with itself)."""
+    (math,) = reward_funcs({"type": "math", "workers": 0}, columns={"answer": "reward_model.ground_truth"})
+    rewards = math(["q", "q"], [r"\boxed{9}", r"\boxed{4}"], answer=["9", "4"],
+                   reward_model=[{"style": "rule"}, {"ground_truth": "4"}])
+    assert rewards == [0.0, 1.0]
+
+
 def test_the_error_policy_is_the_shared_one():
     """Item 12: one policy, one exception type, for every adapter."""
     from rewardsmith.adapters import policy

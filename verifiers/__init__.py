@@ -17,12 +17,15 @@ from rewardsmith.verifiers.core import (
     lookup,
     read_completion,
 )
+from rewardsmith.verifiers.options import Range, Spec, declare, option
 from rewardsmith.verifiers.registry import SpecError, available, build, register
 
 __all__ = [
     "MISSING",
     "STATUSES",
+    "Range",
     "Sample",
+    "Spec",
     "SpecError",
     "Status",
     "Verdict",
@@ -30,9 +33,11 @@ __all__ = [
     "as_samples",
     "available",
     "build",
+    "declare",
     "error",
     "invalid_input",
     "lookup",
+    "option",
     "read_completion",
     "register",
 ]

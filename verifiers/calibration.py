@@ -53,7 +53,7 @@ from rewardsmith.verifiers.confidence import (
     strip_confidence,
 )
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
-from rewardsmith.verifiers.options import NonEmpty, Spec, SpecError, coerce_options, declare, option
+from rewardsmith.verifiers.options import NonEmpty, Spec, SpecError, declare, option
 from rewardsmith.verifiers.registry import register
 
 PROPAGATED = ("error", "timeout", "invalid_input")
@@ -80,7 +80,6 @@ class BrierVerifier(Verifier):
     strip_confidence: bool = option(True, "grade correctness on the completion without its confidence statements")
 
     def __post_init__(self) -> None:
-        coerce_options(self)
         try:
             self.regexes = compile_patterns(self.patterns)
         except ValueError as exc:

@@ -56,7 +56,7 @@ from rewardsmith.verifiers.code_tests import (
 )
 from rewardsmith.verifiers.code_wire import WireError, decode, encode
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
-from rewardsmith.verifiers.options import Pattern, Range, coerce_options, declare, option
+from rewardsmith.verifiers.options import Pattern, Range, declare, option
 from rewardsmith.verifiers.registry import register
 
 SCORES = ("all", "fraction", "first_k")
@@ -125,7 +125,6 @@ class CodeVerifier(Verifier):
     python: str = option("python3", "the interpreter inside the sandbox")
 
     def __post_init__(self) -> None:
-        coerce_options(self)
         self._backend_override: Any = None
 
     def __getstate__(self) -> dict[str, Any]:

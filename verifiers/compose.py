@@ -20,7 +20,6 @@ from rewardsmith.verifiers.options import (
     NonEmpty,
     Spec,
     SpecError,
-    coerce_options,
     declare,
     option,
     unknown_name,
@@ -36,7 +35,7 @@ logger = logging.getLogger("rewardsmith")
 
 
 def _label(verifier: Verifier) -> str:
-    return str(getattr(verifier, "label", None) or verifier.name)
+    return str(verifier.label or verifier.name)
 
 
 def _unique(label: str, taken: set[str]) -> str:
@@ -90,7 +89,6 @@ class _Composite(Verifier):
     correct_from: str | None = option(None, "the part whose `correct` the result reports (default: all parts')")
 
     def __post_init__(self) -> None:
-        coerce_options(self)
         self.named = _named(self.parts)
         if self.correct_from is not None and self.correct_from not in self.named:
             raise SpecError(unknown_name("part", self.correct_from, list(self.named), "parts"), ("correct_from",))
@@ -170,7 +168,6 @@ class Gate(Verifier):
     threshold: float | None = option(None, "pass when the gate's score is at least this, instead of by `correct`")
 
     def __post_init__(self) -> None:
-        coerce_options(self)
         taken: set[str] = set()
         self.when_name = _unique(_label(self.when), taken)
         self.then_name = _unique(_label(self.then), taken)
@@ -238,7 +235,6 @@ class Route(Verifier):
     default: Spec | None = option(None, "the reward for rows no route takes, and for rows without the field")
 
     def __post_init__(self) -> None:
-        coerce_options(self)
         if self.field is not None and self.field.split(".")[0] in _NOT_ROUTABLE:
             raise SpecError(f"cannot route on {self.field!r}: a route reads the row's dataset fields (the prompt "
                             "and the completion are not among them), so a completion never picks its own reward",
@@ -361,9 +357,6 @@ class Cascade(Verifier):
                               doc="the judge asked about the rule's negatives (a judge spec; `type` may be left out)")
     on_judge_error: Literal["error", "rule"] = option("error", "a judge failure: an error verdict, or the rule's "
                                                                "negative")
-
-    def __post_init__(self) -> None:
-        coerce_options(self)
 
     def components(self) -> dict[str, Verifier]:
         return {"rule": self.rule, "judge": self.judge}

@@ -78,9 +78,13 @@ class Sample:
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Sample:
-        """A dataset row: ``prompt`` and ``completion`` by name, every other column a field."""
+        """A dataset row: ``prompt`` and ``completion`` by name, every other column a field.
+
+        A row without a completion gets ``None`` (every verifier reports ``invalid_input``), not
+        ``""``, which would be a real, empty generation scored as an unanswered one.
+        """
         extra = {k: v for k, v in row.items() if k not in cls.RESERVED}
-        return cls(prompt=row.get("prompt", ""), completion=row.get("completion", ""), fields=extra)
+        return cls(prompt=row.get("prompt", ""), completion=row.get("completion"), fields=extra)
 
     @property
     def completion_text(self) -> str:
@@ -88,9 +92,12 @@ class Sample:
 
     @property
     def prompt_text(self) -> str:
+        """The prompt as text: chat turns joined; anything else a dataset put there, as a string."""
         if isinstance(self.prompt, str):
             return self.prompt
-        return "\n".join(_content_text(m.get("content", "")) for m in self.prompt)
+        if isinstance(self.prompt, Sequence) and all(isinstance(m, Mapping) for m in self.prompt):
+            return "\n".join(_content_text(m.get("content", "")) for m in self.prompt)
+        return "" if self.prompt is None else str(self.prompt)
 
     def get(self, name: str, default: Any = None) -> Any:
         """A field by name, or by dotted path into nested fields (``reward_model.ground_truth``)."""
@@ -215,6 +222,7 @@ class Verifier:
     """
 
     name: str = "verifier"
+    label: str | None = None  # the spec's ``name``: what a composite logs this part under (default: ``name``)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

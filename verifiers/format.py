@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, read_completion
-from rewardsmith.verifiers.options import NonEmpty, Pattern, Unique, coerce_options, declare, option
+from rewardsmith.verifiers.options import NonEmpty, Pattern, Unique, declare, option
 from rewardsmith.verifiers.registry import register
 
 MODES = ("strict", "soft")  # the `mode` choices (the option declares them as a Literal)
@@ -118,9 +118,6 @@ class FormatVerifier(Verifier):
     partial: bool = option(False, "shaping credit of 1/(2·len(tags)) per tag seen exactly once, below 1.0")
     allow_empty: bool = option(True, "whether a tag pair may enclose only whitespace")
     prefix: str = option("", "text put before the completion (\"<think>\" when the chat template opens it)")
-
-    def __post_init__(self) -> None:
-        coerce_options(self)
 
     def _verify(self, sample: Sample) -> Verdict:
         text = read_completion(sample)

@@ -52,7 +52,6 @@ from rewardsmith.verifiers.options import (
     Range,
     SpecError,
     check_keywords,
-    coerce_options,
     declare,
     option,
     unknown_name,
@@ -301,7 +300,6 @@ class JudgeVerifier(Verifier):
     system_prompt: str | None = option(None, "the judge's system prompt (default: a careful, impartial grader)")
 
     def __post_init__(self) -> None:
-        coerce_options(self)
         if self.min_score >= self.max_score:
             raise SpecError(f"must be above min_score ({self.min_score}), got {self.max_score}", ("max_score",))
         self.backend = _judge_backend(self.backend)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
-from rewardsmith.verifiers.options import Pattern, Range, Spec, SpecError, coerce_options, declare, option
+from rewardsmith.verifiers.options import Pattern, Range, Spec, SpecError, declare, option
 from rewardsmith.verifiers.registry import register
 
 TokenizerSpec = Callable[[str], Sequence[int]] | str | None
@@ -123,7 +123,6 @@ class _Measured(Verifier):
                                          "used instead of tokenizing")
 
     def __post_init__(self) -> None:
-        coerce_options(self)
         self._loaded: Any = None
 
     def __getstate__(self) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
 from rewardsmith.verifiers.math_extract import MAX_STATEMENTS, METHODS, Extraction, extract_answer, extract_gold
 from rewardsmith.verifiers.math_leniency import Leniency
-from rewardsmith.verifiers.options import Range, coerce_options, declare, option
+from rewardsmith.verifiers.options import Range, declare, option
 from rewardsmith.verifiers.registry import register
 
 if TYPE_CHECKING:
@@ -178,7 +178,6 @@ class MathVerifier(Verifier):
         None, "grading processes (default: the CPUs this process may use); 0 grades in-process, without a time limit")
 
     def __post_init__(self) -> None:
-        coerce_options(self)
         self.methods = tuple(m for m in METHODS if m in self.extract and (self.last_number or m != "last_number"))
         self.last_number = "last_number" in self.methods
         self.task = GradeTask(self.leniency, self.methods)

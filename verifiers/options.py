@@ -141,8 +141,19 @@ def option(default: Any = REQUIRED, doc: str = "", *, factory: Callable[[], Any]
 
 def declare(cls: type) -> type:
     """Make ``cls`` (a Verifier subclass) a dataclass whose fields are its options: keyword-only,
-    compared and printed as the Verifier it is. Its ``__post_init__`` must start with
-    :func:`coerce_options`."""
+    compared and printed as the Verifier it is. Its options are coerced and checked
+    (:func:`coerce_options`) before its own ``__post_init__`` runs, so ``build`` and Python
+    construction check the same things and no verifier can forget to."""
+    own = cls.__dict__.get("__post_init__")
+
+    def __post_init__(self: Any) -> None:
+        if not self.__dict__.get("_options_checked"):  # once, by the first (most derived) wrapper to run
+            coerce_options(self)
+            self.__dict__["_options_checked"] = True
+        if own is not None:
+            own(self)
+
+    cls.__post_init__ = __post_init__  # type: ignore[attr-defined]
     return dataclass(kw_only=True, eq=False, repr=False)(cls)
 
 
@@ -258,8 +269,8 @@ built where it stands: the option then holds the Verifier."""
 
 
 def coerce_options(obj: Any) -> None:
-    """Coerce and check every declared option of ``obj`` in place: the first line of a declared
-    verifier's ``__post_init__``, so Python construction and ``build`` check the same things."""
+    """Coerce and check every declared option of ``obj`` in place (run by :func:`declare` before a
+    verifier's own ``__post_init__``), so Python construction and ``build`` check the same things."""
     hints = type_hints(type(obj))
     kind = str(getattr(obj, "name", type(obj).__name__))
     for f in dataclasses.fields(obj):

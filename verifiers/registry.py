@@ -134,7 +134,7 @@ def build(spec: str | Path | Mapping[str, Any] | Verifier) -> Verifier:
             raise SpecError(f"expected a string, got {label!r}", ("name",), kind)
         verifier = _construct(kind, options)
         if label is not None:
-            verifier.label = label  # type: ignore[attr-defined]  # read by composites (part names)
+            verifier.label = label  # read by composites (part names)
         return verifier
     raise SpecError(f"cannot build a verifier from {type(spec).__name__} {_short(spec)}: expected a verifier name, "
                     "an object with a 'type', a JSON object string or a YAML/JSON file")
