@@ -441,13 +441,17 @@ def test_real_model_judges_through_both_backends(which, mode, smol, smol_server,
         assert all("score_probs" in v.details for v in verdicts)
         assert all(abs(sum(v.details["score_probs"].values()) - 1) < 1e-6 for v in verdicts)
 
-    # The same run again makes zero model calls, through either backend.
+    # The same run again makes no model call for what parsed, through either backend; only an
+    # unparseable output (never cached) is asked again (greedy: it comes back the same).
     requests = smol_server[1].state.requests
+    unparsed = [v.status != "ok" for v in verdicts]  # checklist/reference: one call per sample
     again = JudgeVerifier(mode=mode, backend=backend, max_tokens=40, parse_retries=0,
                           cache=tmp_path / "c.sqlite").verify_batch(samples())
-    assert smol.calls - calls == made and smol_server[1].state.requests == requests
+    assert smol.calls - calls == made + sum(unparsed)
+    assert smol_server[1].state.requests == requests + (sum(unparsed) if which == "openai" else 0)
     assert [v.score for v in again] == [v.score for v in verdicts]
-    assert all(v.details["cached"] for v in again)
+    assert [v.status for v in again] == [v.status for v in verdicts]
+    assert all(v.details["cached"] for v, failed in zip(again, unparsed, strict=True) if not failed)
 
 
 @pytest.mark.slow
