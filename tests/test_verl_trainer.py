@@ -438,3 +438,38 @@ def test_bundled_reward_yaml_scores_verls_data_source_names(tokenizer_dir, entry
     assert [o["reward_score"] for o in outputs] == [v.score for v in expected]
     assert "invalid_input" not in {v.status for v in expected}
     assert [v.correct for v in expected] == [True, False, True, False]
+
+
+@pytest.mark.slow
+def test_math_grades_the_same_beside_hydras_antlr_runtime():
+    """verl needs Hydra, whose grammar needs antlr4 4.9; math-verify's LaTeX parser ships a 4.9.3
+    grammar too, so one environment can hold both (rewardsmith pins no single runtime). The
+    labelled math cases grade the same under 4.9.3 (Hydra's folder first on the path) as here."""
+    import json
+    import subprocess
+    import sys
+
+    lines = (REPO / "data" / "math_cases.jsonl").read_text().splitlines()
+    rows = [row for row in map(json.loads, lines) if "options" not in row]
+    code = (
+        "import json, sys\n"
+        "from importlib.metadata import version\n"
+        "from rewardsmith.verifiers import Sample, build\n"
+        "rows = json.load(sys.stdin)\n"
+        "math = build({'type': 'math', 'workers': 0})\n"
+        "out = [bool(math.verify(Sample(completion=r['completion'], fields={'answer': r['gold']})).correct)\n"
+        "       for r in rows]\n"
+        "print(json.dumps({'antlr': version('antlr4-python3-runtime'), 'correct': out}))\n"
+    )
+
+    def grade(env: dict[str, str]) -> dict:
+        done = subprocess.run([sys.executable, "-c", code], input=json.dumps(rows), capture_output=True, text=True,
+                              env={**os.environ, **env}, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout)
+
+    beside_hydra = grade({"PYTHONPATH": str(HYDRA_PATH)})
+    here = grade({})
+    assert beside_hydra["antlr"] == "4.9.3" and here["antlr"] != "4.9.3"
+    assert beside_hydra["correct"] == here["correct"]
+    assert here["correct"] == [r["correct"] for r in rows]
