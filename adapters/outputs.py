@@ -126,11 +126,25 @@ def remove_all(target: Target, *extra: Path) -> None:
             path.unlink()
 
 
+@contextlib.contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """A temporary file beside ``path`` that replaces it, durably (file and folder synced), when the
+    block succeeds, and is removed when it does not: readers see the old file or the whole new one."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        yield tmp
+        sync_file(tmp)
+        os.replace(tmp, path)
+        sync_dir(path.parent)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
 def finalize(target: Target) -> None:
     """Convert the part file into OUTPUT's format through a temporary file renamed over OUTPUT."""
     assert target.path is not None and target.converted
-    tmp = target.path.with_name(target.path.name + ".tmp")
-    try:
+    with replacing(target.path) as tmp:
         if target.format == "parquet":
             write_parquet(lambda: _records(target.work), tmp)
         elif target.format == "jsonl.gz":
@@ -144,27 +158,14 @@ def finalize(target: Target) -> None:
                 for n, line in enumerate(src):
                     out.write(("\n" if n == 0 else ",\n") + line.rstrip("\n"))
                 out.write("\n]\n")
-        sync_file(tmp)
-        os.replace(tmp, target.path)
-        sync_dir(target.path.parent)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
 
 
 def unpack(target: Target) -> None:
     """Write a finished OUTPUT back into its part file (JSONL), to rescore some of its rows."""
     assert target.path is not None and target.converted
-    tmp = target.work.with_name(target.work.name + ".tmp")
-    try:
-        with tmp.open("w", encoding="utf-8") as out:
-            for row in open_source(target.path).rows():
-                out.write(json.dumps(row.data, ensure_ascii=False, default=str) + "\n")
-        sync_file(tmp)
-        os.replace(tmp, target.work)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+    with replacing(target.work) as tmp, tmp.open("w", encoding="utf-8") as out:
+        for row in open_source(target.path).rows():
+            out.write(json.dumps(row.data, ensure_ascii=False, default=str) + "\n")
 
 
 def read_output(target: Target) -> Iterator[dict[str, Any]]:

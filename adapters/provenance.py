@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.adapters.outputs import replacing
 from rewardsmith.verifiers.core import Verifier
 
 RECORD_SUFFIX = ".rewardsmith.json"
@@ -121,13 +121,9 @@ def read_record(path: Path) -> dict[str, Any]:
 
 def write_record(path: Path, provenance: Provenance, complete: bool = False) -> None:
     """Write the record atomically (a temporary file renamed over it) and durably."""
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
+    with replacing(path) as tmp, tmp.open("w", encoding="utf-8") as handle:
         json.dump(provenance.to_json(complete), handle, indent=2)
         handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
 
 
 def check_resume(record: dict[str, Any], current: Provenance, output: str) -> None:

@@ -40,9 +40,8 @@ from rewardsmith.adapters.outputs import (
     open_stream,
     read_output,
     remove_all,
+    replacing,
     resolve_target,
-    sync_dir,
-    sync_file,
     unpack,
 )
 from rewardsmith.adapters.provenance import (
@@ -483,7 +482,7 @@ def _retry_errors(job: Job, source: Source, target: Target, scorer: Scorer, log:
             if k >= last:
                 return
 
-    fresh, merged = work.with_name(work.name + ".retry"), work.with_name(work.name + ".tmp")
+    fresh = work.with_name(work.name + ".retry")
     summary = Summary()
     try:
         with fresh.open("w", encoding="utf-8") as out:
@@ -497,17 +496,13 @@ def _retry_errors(job: Job, source: Source, target: Target, scorer: Scorer, log:
             finally:
                 if bar is not None:
                     bar.close()
-        with fresh.open("rb") as new, merged.open("wb") as out:
+        with replacing(work) as merged, fresh.open("rb") as new, merged.open("wb") as out:
             replacements = iter(new)
             for k, (line, record) in enumerate(_whole_lines(work)):
                 out.write(_checked_replacement(next(replacements, None), record, target) if k in wanted else line)
-        sync_file(merged)
-        os.replace(merged, work)
-        sync_dir(work.parent)
     finally:
-        for path in (fresh, merged):
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+        with contextlib.suppress(FileNotFoundError):
+            fresh.unlink()
     return len(positions)
 
 
