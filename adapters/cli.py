@@ -305,6 +305,7 @@ def _score(args: argparse.Namespace) -> int:
     from rewardsmith.verifiers import SpecError, build
     from rewardsmith.verifiers.math import start_pools
     from rewardsmith.verifiers.pool import set_default_workers
+    from rewardsmith.verifiers.registry import load_spec
 
     for name in ("workers", "batch_size", "limit"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
@@ -321,7 +322,7 @@ def _score(args: argparse.Namespace) -> int:
     except (ValueError, InputError, OutputError) as exc:
         return _fail(str(exc))
     try:
-        spec = _spec_value(args.reward)
+        spec = load_spec(args.reward)
         verifier = build(spec)
     except SpecError as exc:
         return _fail(f"bad --reward: {exc}")
@@ -417,6 +418,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from rewardsmith.verifiers import SpecError, build
+    from rewardsmith.verifiers.registry import load_spec
 
     for name in ("port", "workers", "max_batch", "max_queue"):
         if getattr(args, name) < 1:
@@ -424,7 +426,7 @@ def _serve(args: argparse.Namespace) -> int:
     if args.max_body_mb <= 0 or args.timeout_s <= 0 or args.batch_window_ms < 0:
         return _fail("--max-body-mb and --timeout-s must be positive, --batch-window-ms not negative")
     try:
-        spec = _spec_value(args.reward)
+        spec = load_spec(args.reward)
         build(spec)
     except SpecError as exc:
         return _fail(f"bad --reward: {exc}")
@@ -445,22 +447,16 @@ def _serve(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from rewardsmith.adapters.openrlhf import export_source
     from rewardsmith.verifiers import SpecError, build
+    from rewardsmith.verifiers.registry import load_spec
 
     try:
-        spec = _spec_value(args.reward)
+        spec = load_spec(args.reward)
         build(spec)
     except SpecError as exc:
         return _fail(f"bad --reward: {exc}")
     args.output.write_text(export_source(spec, args.label_field, args.on_error, args.output.name))
     print(f"wrote {args.output}; OpenRLHF: --reward.remote_url {args.output} --data.label_key <your label column>")
     return 0
-
-
-def _spec_value(reward: str) -> object:
-    """A spec file (or inline JSON) is read here, so servers and exported files carry the spec itself."""
-    from rewardsmith.verifiers.registry import load_spec
-
-    return load_spec(reward)
 
 
 def _list_verifiers(args: argparse.Namespace) -> int:

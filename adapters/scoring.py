@@ -56,7 +56,7 @@ from rewardsmith.adapters.provenance import (
 from rewardsmith.adapters.rows import Row, Source, open_source
 from rewardsmith.verifiers import Sample, Verdict, Verifier, build
 from rewardsmith.verifiers.core import COMPLETION_ERROR
-from rewardsmith.verifiers.registry import load_spec_file, looks_like_file
+from rewardsmith.verifiers.registry import load_spec
 
 __all__ = ["Interrupted", "Job", "OutputClosed", "ResumeError", "Summary", "format_summary", "run_job", "score_file"]
 
@@ -191,11 +191,8 @@ class Summary:
 def spec_value(reward: Spec) -> Any:
     """What a spec *is*, independent of where it came from: a spec file's content (not its path),
     a dict as a plain dict, a name as is; a Verifier object stays one (it has no value to record)."""
-    if isinstance(reward, Path) or (isinstance(reward, str) and looks_like_file(reward)):
-        return load_spec_file(Path(reward))
-    if isinstance(reward, Mapping):
-        return dict(reward)
-    return reward
+    value = load_spec(reward)  # a file or inline JSON read, so the fingerprint is of the spec, not its text
+    return dict(value) if isinstance(value, Mapping) else value
 
 
 def score_file(
