@@ -10,8 +10,10 @@ mostly invalid gets one log line naming the missing field and the adapter's own 
 from __future__ import annotations
 
 import logging
+import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from rewardsmith.verifiers.core import Verdict
 
@@ -36,31 +38,54 @@ class InputHealth:
     """Counts ``invalid_input`` rows and warns once (per instance) when a batch is mostly invalid.
 
     ``fix(field)`` returns the adapter's own advice for a missing field (``field`` is ``None``
-    when the verdicts name none).
+    when the verdicts name none). ``min_rows``: judge over at least this many rows, pooling small
+    batches, for trainers that send one row at a time (OpenRLHF's requests, verl's per-row calls):
+    one unlabeled row among good ones must not read as "every row invalid". Thread-safe.
     """
 
     def __init__(self, adapter: str, fix: Callable[[str | None], str], threshold: float = 0.5,
-                 emit: Callable[[str], None] | None = None) -> None:
+                 emit: Callable[[str], None] | None = None, min_rows: int = 1) -> None:
         self.adapter = adapter
         self.fix = fix
         self.threshold = threshold
         self.emit = emit or logger.warning
+        self.min_rows = max(1, min_rows)
         self.rows = 0
         self.invalid = 0
         self.warned = False
+        self._pending: list[Verdict] = []
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_lock")
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def check(self, verdicts: Sequence[Verdict]) -> float:
-        """Count the batch; warn the first time more than ``threshold`` of it is invalid. Returns
-        the batch's invalid fraction (for the adapter's metric)."""
+        """Count the batch; warn the first time more than ``threshold`` of a window of at least
+        ``min_rows`` rows is invalid. Returns the batch's invalid fraction (for the adapter's metric)."""
         if not verdicts:
             return 0.0
-        invalid = [v for v in verdicts if v.status == "invalid_input"]
-        self.rows += len(verdicts)
-        self.invalid += len(invalid)
-        fraction = len(invalid) / len(verdicts)
-        if fraction > self.threshold and not self.warned:
+        count = sum(v.status == "invalid_input" for v in verdicts)
+        fraction = count / len(verdicts)
+        with self._lock:
+            self.rows += len(verdicts)
+            self.invalid += count
+            if self.warned:
+                return fraction
+            self._pending.extend(verdicts)
+            if len(self._pending) < self.min_rows:
+                return fraction
+            window, self._pending = self._pending, []
+            invalid = [v for v in window if v.status == "invalid_input"]
+            if len(invalid) / len(window) <= self.threshold:
+                return fraction
             self.warned = True
-            self.emit(self.message(invalid, len(verdicts)))
+        self.emit(self.message(invalid, len(window)))
         return fraction
 
     def message(self, invalid: Sequence[Verdict], total: int) -> str:

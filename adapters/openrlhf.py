@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -203,33 +202,11 @@ def label_fix(label_field: str = DEFAULT_LABEL_FIELD) -> Callable[[str | None], 
     return fix
 
 
-class WindowedHealth:
-    """:class:`~rewardsmith.adapters.health.InputHealth` over at least ``min_rows`` rows.
-
-    One request carries one row, so a single unlabeled row would read as "every row invalid";
-    rows are pooled until there are ``min_rows`` of them, then checked as one batch. Safe to
-    call from several threads (OpenRLHF runs an exported ``reward_func`` in a thread per query).
-    """
-
-    def __init__(self, health: InputHealth, min_rows: int = HEALTH_MIN_ROWS) -> None:
-        self.health = health
-        self.min_rows = max(1, min_rows)
-        self._pending: list[Verdict] = []
-        self._lock = threading.Lock()
-
-    def check(self, verdicts: Sequence[Verdict]) -> None:
-        with self._lock:
-            self._pending.extend(verdicts)
-            if len(self._pending) < self.min_rows:
-                return
-            window, self._pending = self._pending, []
-            self.health.check(window)
-
-
 def openrlhf_health(label_field: str = DEFAULT_LABEL_FIELD, adapter: str = "rewardsmith (OpenRLHF)",
-                    emit: Callable[[str], None] | None = None) -> WindowedHealth:
-    """The input-health check for one OpenRLHF reward service or exported ``reward_func``."""
-    return WindowedHealth(InputHealth(adapter, label_fix(label_field), emit=emit))
+                    emit: Callable[[str], None] | None = None) -> InputHealth:
+    """The input-health check for one OpenRLHF reward service or exported ``reward_func`` (one row a
+    request: judged over at least ``HEALTH_MIN_ROWS`` rows)."""
+    return InputHealth(adapter, label_fix(label_field), emit=emit, min_rows=HEALTH_MIN_ROWS)
 
 
 # ---------------------------------------------------------------- in-process reward_func
@@ -253,7 +230,7 @@ def score_queries(
     labels: Sequence[Any] | None,
     label_field: str = DEFAULT_LABEL_FIELD,
     on_error: str = "zero",
-    health: WindowedHealth | None = None,
+    health: InputHealth | None = None,
 ) -> dict[str, Any]:
     """The whole OpenRLHF round trip in one call (plain lists)."""
     policy: OnError = check_on_error(on_error, NO_MISSING, CONSUMER)

@@ -42,7 +42,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from rewardsmith.adapters.health import InputHealth
-from rewardsmith.adapters.openrlhf import CONSUMER, WindowedHealth, openrlhf_health, reward_dict, to_samples
+from rewardsmith.adapters.openrlhf import CONSUMER, HEALTH_MIN_ROWS, openrlhf_health, reward_dict, to_samples
 from rewardsmith.adapters.policy import NO_MISSING, RewardError, check_on_error
 from rewardsmith.verifiers import Sample, SpecError, Verdict, Verifier, build
 from rewardsmith.verifiers.math import start_pools
@@ -187,7 +187,7 @@ class RewardService:
         self.metrics = Metrics(config.metrics_dir)
         self.health = {  # one per route: each names its own fix
             "/get_reward": openrlhf_health(config.label_field, f"rewardsmith serve ({CONSUMER}, /get_reward)"),
-            "/v1/score": WindowedHealth(InputHealth("rewardsmith serve (/v1/score)", _native_fix)),
+            "/v1/score": InputHealth("rewardsmith serve (/v1/score)", _native_fix, min_rows=HEALTH_MIN_ROWS),
         }
         self.in_flight = 0
         self._queue: asyncio.Queue[_Job] | None = None

@@ -55,7 +55,6 @@ logger = logging.getLogger("rewardsmith")
 _lock = threading.Lock()
 _configured: Verifier | None = None
 _built: dict[str, Verifier] = {}
-_window: list[Verdict] = []
 _errors_warned = False
 
 
@@ -70,7 +69,7 @@ def _advice(field: str | None) -> str:
 
 
 # One per process (verl loads this file once per reward worker); the `invalid` key per row is the metric.
-HEALTH = InputHealth("verl", _advice)
+HEALTH = InputHealth("verl", _advice, min_rows=HEALTH_WINDOW)
 
 
 def configure(spec: str | Path | Mapping[str, Any] | Verifier | None) -> Verifier | None:
@@ -144,13 +143,10 @@ def result(verdict: Verdict, on_error: OnError) -> dict[str, Any]:
 
 
 def _watch(verdicts: Sequence[Verdict], on_error: OnError) -> None:
-    """Feed the input-health window; say once when errors are being scored 0.0."""
+    """Feed the input-health check; say once when errors are being scored 0.0."""
     global _errors_warned
+    HEALTH.check(verdicts)
     with _lock:
-        _window.extend(verdicts)
-        if len(_window) >= HEALTH_WINDOW:
-            HEALTH.check(_window)
-            _window.clear()
         errors = [v for v in verdicts if v.status == "error"]
         if errors and on_error == "zero" and not _errors_warned:
             _errors_warned = True

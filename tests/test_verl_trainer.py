@@ -118,7 +118,6 @@ def fresh_state(monkeypatch):
     monkeypatch.delenv("REWARDSMITH_REWARD", raising=False)
     monkeypatch.delenv("REWARDSMITH_ON_ERROR", raising=False)
     monkeypatch.setattr(glue, "HEALTH", InputHealth("verl", glue._advice))
-    monkeypatch.setattr(glue, "_window", [])
     monkeypatch.setattr(glue, "_errors_warned", False)
     monkeypatch.setattr(glue, "_configured", None)
 
