@@ -293,6 +293,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     doctor.add_argument("--backend", choices=["docker", "local", "all"], default="all")
     doctor.set_defaults(handler=_doctor)
+
+    from rewardsmith.adapters.rm_cli import add_parsers
+
+    add_parsers(sub)
     return parser
 
 

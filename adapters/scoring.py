@@ -99,6 +99,8 @@ class Job:
     overwrite: bool = False
     retry_errors: bool = False
     progress: bool = True
+    added: tuple[str, ...] = ()  # columns the scorer adds to each row (``label steps``: steps, labels)
+    desc: str = "scoring"  # the progress bar's label
 
 
 @dataclass
@@ -324,7 +326,7 @@ def _run_file(job: Job, source: Source, target: Target, scorer: Scorer, log: IO[
     done, last = _recover(target.work, summary)
     summary.resumed, summary.retried, summary.scored_now = done - retried, retried, retried
     rows = source.rows()
-    _skip(rows, done, last, source, target)
+    _skip(rows, done, last, source, target, job.added)
     total = _total(source, job.limit)
     left = None if job.limit is None else max(0, job.limit - done)
     with target.work.open("a", encoding="utf-8") as out:
@@ -374,36 +376,38 @@ def _prepare(target: Target, record: Path, current: Provenance, retry: bool) -> 
 
 
 def _skip(rows: Iterator[Row], done: int, last_written: dict[str, Any] | None, source: Source,
-          target: Target) -> None:
+          target: Target, added: tuple[str, ...] = ()) -> None:
     """Advance ``rows`` past the ``done`` rows OUTPUT holds, checking that the last of them was
     written from the input row at that place (the fingerprint's blind spot: a same-size edit
     between its samples)."""
     last, seen = None, 0
     for last in islice(rows, done):  # noqa: B007 (only the last row is kept: bounded memory)
         seen += 1
-    if done and (seen < done or last is None or last_written is None or not _written_from(last_written, last)):
+    if done and (seen < done or last is None or last_written is None
+                 or not _written_from(last_written, last, added)):
         raise ResumeError(
             f"refusing to resume {target.name}: its {done} rows do not match the start of {source.name}; "
             "start over with --overwrite, or write to another -o"
         )
 
 
-def _written_from(record: dict[str, Any], row: Row) -> bool:
-    """Whether ``record`` (an output line) is what this job writes for ``row``, verdict aside."""
+def _written_from(record: dict[str, Any], row: Row, added: tuple[str, ...] = ()) -> bool:
+    """Whether ``record`` (an output line) is what this job writes for ``row``, verdict (and the
+    columns the job adds) aside."""
     if (record.get("verdict") or {}).get("line") != row.line:
         return False
     if row.data is None:
         return record.get("_raw") == row.raw
     expected = json.loads(_line(row.data))  # through JSON, as it was written
-    keep = set(expected) - {"reward", "verdict"}
-    return {k: record.get(k) for k in keep} == {k: expected[k] for k in keep} and set(record) - {
-        "reward", "verdict"} == keep
+    ours = {"reward", "verdict", *added}
+    keep = set(expected) - ours
+    return {k: record.get(k) for k in keep} == {k: expected[k] for k in keep} and set(record) - ours == keep
 
 
 def _score_rows(job: Job, rows: Iterator[Row], total: int | None, out: IO[str], scorer: Scorer, summary: Summary,
                 log: IO[str], sync: bool, on_interrupt: str) -> None:
     """Score ``rows`` batch by batch into ``out``; Ctrl-C becomes :class:`Interrupted`."""
-    bar = _progress(total, summary.rows, job.progress)
+    bar = _progress(total, summary.rows, job.progress, job.desc)
     health = InputHealth("rewardsmith score", _field_advice,
                          emit=lambda message: _tell(log, bar, f"warning: {message}"))
     written = summary.rows

@@ -34,8 +34,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 Variant = Literal["base", "heldout"]
-ErrorKind = Literal["carry", "operand", "answer", "arithmetic"]
-CONTRADICTIONS: tuple[ErrorKind, ...] = ("carry", "operand", "answer")
+ErrorKind = Literal["start", "carry", "answer", "operand", "arithmetic"]
+KINDS: tuple[ErrorKind, ...] = ("start", "carry", "answer", "operand", "arithmetic")
+CONTRADICTIONS: tuple[ErrorKind, ...] = ("start", "carry", "answer")
 
 
 @dataclass(frozen=True)
@@ -111,9 +112,8 @@ def iter_rows(n_problems: int, seed: int = 0, variant: Variant = "base", ops: tu
               kinds: Sequence[ErrorKind] = CONTRADICTIONS, both: bool = True) -> Iterator[dict[str, Any]]:
     if variant not in _RANGES:
         raise ValueError(f"variant must be one of {sorted(_RANGES)}, got {variant!r}")
-    unknown = set(kinds) - {"carry", "operand", "answer", "arithmetic"}
-    if unknown or not kinds:
-        raise ValueError(f"kinds must be a non-empty subset of carry, operand, answer, arithmetic; got {list(kinds)}")
+    if not kinds or set(kinds) - set(KINDS):
+        raise ValueError(f"kinds must be a non-empty subset of {', '.join(KINDS)}; got {list(kinds)}")
     rng = random.Random(f"{variant}:{seed}")
     stories = _BASE if variant == "base" else _HELDOUT
     for index in range(n_problems):
@@ -174,11 +174,11 @@ def _injected(rng: random.Random, problem: _Problem, kinds: Sequence[ErrorKind])
 
 
 def _fits(kind: ErrorKind, step: int, n_steps: int) -> bool:
+    if kind == "start":
+        return step == 0
     if kind == "answer":
         return step == n_steps - 1
-    if kind == "operand":
-        return step < n_steps - 1  # the start (step 0) or an operation's operand
-    return 0 < step < n_steps - 1  # carry and arithmetic: an operation step
+    return 0 < step < n_steps - 1  # carry, operand and arithmetic: an operation step
 
 
 def _values(problem: _Problem, error: _Error | None) -> list[int]:
@@ -194,7 +194,7 @@ def _steps(problem: _Problem, error: _Error | None) -> list[tuple[str, list[int]
         return error is not None and error.step == step and error.kind == kind
 
     delta = error.delta if error is not None else 0
-    value = problem.start + (delta if hit(0, "operand") else 0)
+    value = problem.start + (delta if hit(0, "start") else 0)
     out = [(story.first_step.format(a=value, **words), [value])]
     for k, (sign, n, _) in enumerate(problem.ops, start=1):
         x = value + (delta if hit(k, "carry") else 0)

@@ -8,7 +8,9 @@ Schema are all derived from that declaration, so these tests drive all three fro
 from __future__ import annotations
 
 import json
+import tempfile
 import typing
+from pathlib import Path
 from typing import Annotated
 
 import jsonschema
@@ -22,6 +24,14 @@ from rewardsmith.verifiers.options import declared_options, describe, format_opt
 from rewardsmith.verifiers.registry import BUILTINS, get_factory
 
 # The smallest valid spec of each built-in (its required options filled in).
+def _saved_model_dir(kind: str) -> str:
+    """A directory that passes the reward-model verifiers' build check (a ``rewardsmith.json``
+    naming its kind); option checks happen at build time, before any model loads."""
+    folder = Path(tempfile.mkdtemp(prefix=f"rewardsmith-{kind}-"))
+    (folder / "rewardsmith.json").write_text(json.dumps({"kind": kind}))
+    return str(folder)
+
+
 MINIMAL = {
     "math": {"type": "math"},
     "code": {"type": "code"},
@@ -37,6 +47,8 @@ MINIMAL = {
     "gate": {"type": "gate", "when": "format", "then": "math"},
     "route": {"type": "route", "routes": {"*gsm8k*": "math"}},
     "cascade": {"type": "cascade", "judge": {"backend": {"kind": "openai"}, "cache": False}},
+    "orm": {"type": "orm", "path": _saved_model_dir("orm")},
+    "prm": {"type": "prm", "path": _saved_model_dir("prm")},
 }
 
 # One wrong value per option kind, with the message the build must give.

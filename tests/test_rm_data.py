@@ -212,7 +212,7 @@ def test_synthetic_errors_contradict_earlier_text_and_propagate():
         for step in wrong["steps"][1:-1]:  # every operation step's arithmetic holds, even after the error
             x, op, n, y = re.search(r"(\d+) ([+-]) (\d+) = (\d+)", step).groups()
             assert (int(x) + int(n) if op == "+" else int(x) - int(n)) == int(y)
-    assert set(kinds) == {"carry", "operand", "answer"}
+    assert set(kinds) == {"start", "carry", "answer"}
 
 
 def test_synthetic_arithmetic_errors_break_one_equation():

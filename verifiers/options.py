@@ -143,7 +143,8 @@ def declare(cls: type) -> type:
     """Make ``cls`` (a Verifier subclass) a dataclass whose fields are its options: keyword-only,
     compared and printed as the Verifier it is. Its options are coerced and checked
     (:func:`coerce_options`) before its own ``__post_init__`` runs, so ``build`` and Python
-    construction check the same things and no verifier can forget to."""
+    construction check the same things and no verifier can forget to. A class without a
+    ``__post_init__`` of its own runs the one it inherits (a base's checks are never skipped)."""
     own = cls.__dict__.get("__post_init__")
 
     def __post_init__(self: Any) -> None:
@@ -152,6 +153,10 @@ def declare(cls: type) -> type:
             self.__dict__["_options_checked"] = True
         if own is not None:
             own(self)
+            return
+        inherited = getattr(super(cls, self), "__post_init__", None)
+        if inherited is not None:
+            inherited()
 
     cls.__post_init__ = __post_init__  # type: ignore[attr-defined]
     return dataclass(kw_only=True, eq=False, repr=False)(cls)

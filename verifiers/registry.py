@@ -48,6 +48,8 @@ BUILTINS: dict[str, str] = {
     "gate": "compose",
     "route": "compose",
     "cascade": "compose",
+    "orm": "reward_model",
+    "prm": "reward_model",
 }
 
 _REGISTRY: dict[str, Factory] = {}

@@ -1,0 +1,242 @@
+"""``rewardsmith eval rm``: what a trained reward model gets right, measured on labelled rows.
+
+The rows decide what is measured: pairwise (accuracy, AUROC, and the length-only AUROC beside
+it), pointwise (AUROC, accuracy, and Best-of-N when prompts repeat: RM@N beside majority@N,
+pass@N and random), stepwise (a PRM's step AUROC, ProcessBench first-error F1 per subset at a
+threshold chosen on a declared split, Best-of-N per step aggregation). A report folder gets
+``metrics.json`` and PNG plots.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from rewardsmith.reward_models import metrics
+from rewardsmith.reward_models.data import Pair, Point, Stepwise, from_processbench, load_examples, require_examples
+from rewardsmith.reward_models.inference import RewardModel, sigmoid
+from rewardsmith.reward_models.steps import StepSplitter
+
+Reader = Callable[[str], Iterator[tuple[int, Any]]]
+
+
+def read_examples(path: str, read: Reader, kinds: Sequence[str] = ("pairwise", "pointwise", "stepwise")) -> Any:
+    """Rows of ``path`` as examples (ProcessBench rows converted), with the raw rows by line."""
+    raw: dict[int, Any] = {}
+
+    def rows() -> Iterator[tuple[int, Any]]:
+        for line, row in read(path):
+            if (isinstance(row, dict) and "labels" not in row and "problem" in row
+                    and isinstance(row.get("label"), int) and "steps" in row):
+                try:
+                    row = from_processbench(row)
+                except ValueError as exc:
+                    row = str(exc)
+            raw[line] = row
+            yield line, row
+
+    loaded = require_examples(load_examples(rows(), kinds), path)  # type: ignore[arg-type]
+    return loaded, raw
+
+
+def evaluate_files(model: str, paths: Sequence[str], *, threshold_data: str | None = None,
+                   threshold: float | None = None, output: Path | None = None, device: str = "auto",
+                   batch_size: int = 32, read: Reader) -> dict[str, Any]:
+    rm = RewardModel.get(model, device)
+    report: dict[str, Any] = {"model": model, "kind": rm.meta.kind, "files": {}}
+    if rm.meta.kind == "prm":
+        if threshold is None and threshold_data is not None:
+            loaded, _ = read_examples(threshold_data, read, ("stepwise",))
+            probs = _step_probs(rm, loaded.examples, batch_size)
+            threshold, chosen = metrics.best_threshold(probs, [_first_error(e) for e in loaded.examples])
+            report["threshold_chosen_on"] = {"file": threshold_data, "threshold": threshold, **chosen}
+        elif threshold is None:
+            threshold = rm.meta.threshold
+        report["threshold"] = threshold
+    plots: dict[str, Any] = {}
+    for path in paths:
+        loaded, raw = read_examples(path, read)
+        name = Path(path).stem
+        result: dict[str, Any] = {"rows": len(loaded.examples), "skipped": len(loaded.problems)}
+        first = loaded.examples[0]
+        if isinstance(first, Pair):
+            result.update(_pairwise(rm, loaded.examples, batch_size, plots, name))
+        elif isinstance(first, Point):
+            result.update(_pointwise(rm, loaded.examples, raw, batch_size, plots, name))
+        else:
+            if rm.meta.kind != "prm":
+                result.update(_orm_on_steps(rm, loaded.examples, batch_size))
+            else:
+                assert threshold is not None
+                result.update(_stepwise(rm, loaded.examples, threshold, batch_size, plots, name))
+        report["files"][name] = result
+    if output is not None:
+        output.mkdir(parents=True, exist_ok=True)
+        (output / "metrics.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
+        _plot(plots, output)
+    return report
+
+
+# --------------------------------------------------------------------------- ORM
+
+
+def _orm_probs(rm: RewardModel, rows: Sequence[tuple[Any, Any]], batch_size: int) -> list[float]:
+    """P(correct) per row; an unreadable completion scores 0 (as the verifier does)."""
+    return [0.0 if isinstance(v, Exception) else sigmoid(v[0]) for v in rm.logits(rows, batch_size)]
+
+
+def _pairwise(rm: RewardModel, pairs: Sequence[Pair], batch_size: int, plots: dict[str, Any],
+              name: str) -> dict[str, Any]:
+    chosen = _orm_probs(rm, [(p.prompt, p.chosen) for p in pairs], batch_size)
+    rejected = _orm_probs(rm, [(p.prompt, p.rejected) for p in pairs], batch_size)
+    length_c = [len(_text(p.chosen)) for p in pairs]
+    length_r = [len(_text(p.rejected)) for p in pairs]
+    plots[f"{name}: chosen vs rejected"] = ("hist", {"chosen": chosen, "rejected": rejected})
+    return {"pairwise_accuracy": metrics.pairwise_accuracy(chosen, rejected),
+            "auroc": metrics.auroc([1.0] * len(chosen) + [0.0] * len(rejected), chosen + rejected),
+            "length_only_auroc": metrics.auroc([1.0] * len(chosen) + [0.0] * len(rejected), length_c + length_r),
+            "length_only_pairwise_accuracy": metrics.pairwise_accuracy(length_c, length_r)}
+
+
+def _pointwise(rm: RewardModel, points: Sequence[Point], raw: dict[int, Any], batch_size: int,
+               plots: dict[str, Any], name: str) -> dict[str, Any]:
+    probs = _orm_probs(rm, [(p.prompt, p.completion) for p in points], batch_size)
+    labels = [p.label for p in points]
+    pairs = list(zip(probs, labels, strict=True))
+    plots[f"{name}: scores by label"] = ("hist", {"label 1": [s for s, y in pairs if y >= 0.5],
+                                                  "label 0": [s for s, y in pairs if y < 0.5]})
+    out: dict[str, Any] = {"auroc": metrics.auroc(labels, probs),
+                           "accuracy": metrics.mean_of([float((s >= 0.5) == (y >= 0.5))
+                                                        for s, y in zip(probs, labels, strict=True)]),
+                           "length_only_auroc": metrics.auroc(labels, [len(_text(p.completion)) for p in points])}
+    groups = _groups([(json.dumps(p.prompt, sort_keys=True), s, p.label >= 0.5, final_answer(raw.get(p.line), p))
+                      for p, s in zip(points, probs, strict=True)])
+    if groups:
+        out["best_of_n"] = metrics.best_of_n(groups)
+        plots[f"{name}: best of n"] = ("bars", out["best_of_n"])
+    return out
+
+
+def _orm_on_steps(rm: RewardModel, rows: Sequence[Stepwise], batch_size: int) -> dict[str, Any]:
+    """An ORM on stepwise rows: the outcome is "no wrong step"."""
+    join = StepSplitter(rm.meta.separator).join
+    probs = _orm_probs(rm, [(r.prompt, join(r.steps)) for r in rows], batch_size)
+    labels = [float(_first_error(r) < 0) for r in rows]
+    return {"auroc": metrics.auroc(labels, probs)}
+
+
+def final_answer(row: Any, example: Point) -> str | None:
+    """The answer a completion gave, for majority voting: the scoring job's extraction when the
+    row carries one, else the math extractor's reading of the text."""
+    if isinstance(row, dict):
+        extracted = ((row.get("verdict") or {}).get("details") or {}).get("extracted")
+        if isinstance(extracted, str):
+            return _normal(extracted)
+    from rewardsmith.verifiers.math_extract import extract_answer
+
+    try:
+        found = extract_answer(_text(example.completion))
+    except Exception:  # an answer the extractor cannot read does not vote
+        return None
+    return _normal(found.text) if found is not None else None
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", "", text).rstrip(".")
+
+
+# --------------------------------------------------------------------------- PRM
+
+
+def _step_probs(rm: RewardModel, rows: Sequence[Stepwise], batch_size: int) -> list[list[float]]:
+    values = rm.step_logits([(r.prompt, r.steps) for r in rows], batch_size)
+    return [[0.0] * len(r.steps) if isinstance(v, Exception) else [sigmoid(x) for x in v]
+            for r, v in zip(rows, values, strict=True)]
+
+
+def _first_error(row: Stepwise) -> int:
+    if row.first_error is not None:
+        return row.first_error
+    return next((i for i, v in enumerate(row.labels) if v < 0.5), -1)
+
+
+def _stepwise(rm: RewardModel, rows: Sequence[Stepwise], threshold: float, batch_size: int,
+              plots: dict[str, Any], name: str) -> dict[str, Any]:
+    probs = _step_probs(rm, rows, batch_size)
+    truth = [_first_error(r) for r in rows]
+    out = metrics.step_metrics(probs, [list(r.labels) for r in rows], threshold)
+    subsets: dict[str, list[int]] = {}
+    for i, row in enumerate(rows):
+        subsets.setdefault(row.subset or name, []).append(i)
+    out["processbench"] = {
+        subset: metrics.processbench_f1([metrics.first_error(probs[i], threshold) for i in members],
+                                        [truth[i] for i in members])
+        for subset, members in subsets.items()}
+    out["f1_by_threshold"] = {t: metrics.processbench_f1([metrics.first_error(p, t) for p in probs], truth)["f1"]
+                              for t in metrics.THRESHOLDS}
+    out["outcome_auroc"] = {how: metrics.auroc([float(t < 0) for t in truth],
+                                               [metrics.aggregate(p, how) for p in probs])
+                            for how in metrics.AGGREGATIONS}
+    plots[f"{name}: first-error F1 by threshold"] = ("line", out["f1_by_threshold"], threshold)
+    keys = [json.dumps(r.prompt, sort_keys=True) for r in rows]
+    if len(set(keys)) < len(keys):
+        out["best_of_n"] = {}
+        for how in metrics.AGGREGATIONS:
+            groups = _groups([(k, metrics.aggregate(p, how), t < 0, None)
+                              for k, p, t in zip(keys, probs, truth, strict=True)])
+            out["best_of_n"][how] = metrics.best_of_n(groups)
+    return out
+
+
+def _groups(items: Sequence[tuple[str, float, bool, str | None]]) -> dict[str, list[tuple[float, bool, str | None]]]:
+    grouped: dict[str, list[tuple[float, bool, str | None]]] = {}
+    for key, score, correct, answer in items:
+        grouped.setdefault(key, []).append((score, correct, answer))
+    return {k: v for k, v in grouped.items() if len(v) > 1}
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return " ".join(str(m.get("content", "")) for m in value)
+
+
+# --------------------------------------------------------------------------- plots
+
+
+def _plot(plots: dict[str, Any], folder: Path) -> None:
+    if not plots:
+        return
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, axes = plt.subplots(1, len(plots), figsize=(4.2 * len(plots), 3.4), squeeze=False)
+    for ax, (title, (kind, data, *extra)) in zip(axes[0], plots.items(), strict=True):
+        if kind == "hist":
+            for label, values in data.items():
+                ax.hist(values, bins=20, range=(0, 1), alpha=0.55, label=label)
+            ax.set_xlabel("P(correct)")
+            ax.legend(fontsize=7)
+        elif kind == "line":
+            xs = sorted(data)
+            ax.plot(xs, [data[x] for x in xs], marker=".")
+            ax.axvline(extra[0], color="gray", linestyle="--", linewidth=1)
+            ax.set_xlabel("threshold")
+            ax.set_ylim(0, 1)
+        else:
+            names = [k for k in ("random", "majority_at_n", "rm_at_n", "pass_at_n") if k in data]
+            ax.bar(names, [data[k] for k in names], color=["#bbb", "#8ab", "#36c", "#9c6"][: len(names)])
+            ax.set_ylim(0, 1)
+            ax.tick_params(axis="x", labelsize=7)
+        ax.set_title(title, fontsize=9)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(folder / "report.png", dpi=100)
+    plt.close(fig)

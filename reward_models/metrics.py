@@ -1,0 +1,127 @@
+"""Reward-model metrics: pairwise accuracy, AUROC, ProcessBench's first-error F1, Best-of-N.
+
+Pure functions of scores and labels (numpy and scikit-learn, no torch), shared by training's
+evaluation, ``rewardsmith eval rm`` and the benchmarks, so a figure in a log and one in a report
+are computed the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+Aggregation = Literal["min", "product", "last", "mean"]
+AGGREGATIONS: tuple[Aggregation, ...] = ("min", "product", "last", "mean")
+
+
+def auroc(labels: Sequence[float], scores: Sequence[float]) -> float | None:
+    """Area under the ROC curve of ``scores`` against binary ``labels`` (≥ 0.5 is positive);
+    None when only one class is present (it is undefined, not 0.5)."""
+    from sklearn.metrics import roc_auc_score
+
+    y = [1 if v >= 0.5 else 0 for v in labels]
+    if len(set(y)) < 2:
+        return None
+    return float(roc_auc_score(y, list(scores)))
+
+
+def pairwise_accuracy(chosen: Sequence[float], rejected: Sequence[float]) -> float | None:
+    """Share of pairs whose chosen completion scores strictly higher (a tie counts as wrong)."""
+    if not chosen:
+        return None
+    return sum(c > r for c, r in zip(chosen, rejected, strict=True)) / len(chosen)
+
+
+def first_error(step_scores: Sequence[float], threshold: float) -> int:
+    """ProcessBench's prediction: the first step whose P(correct) is below ``threshold``, or -1."""
+    return next((i for i, s in enumerate(step_scores) if s < threshold), -1)
+
+
+def processbench_f1(predicted: Sequence[int], truth: Sequence[int]) -> dict[str, float]:
+    """ProcessBench's metric: the harmonic mean of the accuracy on erroneous solutions (the exact
+    first wrong step) and on correct ones (predicting -1)."""
+    err = [p == t for p, t in zip(predicted, truth, strict=True) if t >= 0]
+    ok = [p == -1 for p, t in zip(predicted, truth, strict=True) if t < 0]
+    acc_err = sum(err) / len(err) if err else 0.0
+    acc_ok = sum(ok) / len(ok) if ok else 0.0
+    f1 = 2 * acc_err * acc_ok / (acc_err + acc_ok) if acc_err + acc_ok else 0.0
+    return {"f1": f1, "error_accuracy": acc_err, "correct_accuracy": acc_ok, "n_error": len(err), "n_correct": len(ok)}
+
+
+THRESHOLDS = tuple(round(0.05 * k, 2) for k in range(1, 20))
+
+
+def best_threshold(step_scores: Sequence[Sequence[float]], truth: Sequence[int],
+                   grid: Sequence[float] = THRESHOLDS) -> tuple[float, dict[str, float]]:
+    """The threshold on the grid that maximises first-error F1 on these rows (choose it on a
+    declared split, then apply it to the others), with the F1 it gets there."""
+    best: tuple[float, dict[str, float]] | None = None
+    for threshold in grid:
+        result = processbench_f1([first_error(s, threshold) for s in step_scores], truth)
+        if best is None or result["f1"] > best[1]["f1"]:
+            best = (threshold, result)
+    assert best is not None
+    return best
+
+
+def aggregate(step_scores: Sequence[float], how: Aggregation) -> float:
+    """One solution score from its step scores (PRM Best-of-N and the ``prm`` verifier)."""
+    if not step_scores:
+        return 0.0
+    if how == "min":
+        return min(step_scores)
+    if how == "product":
+        return math.prod(step_scores)
+    if how == "last":
+        return step_scores[-1]
+    if how == "mean":
+        return sum(step_scores) / len(step_scores)
+    raise ValueError(f"unknown aggregation {how!r}; choose one of {', '.join(AGGREGATIONS)}")
+
+
+def best_of_n(groups: Mapping[Any, Sequence[tuple[float, bool, str | None]]]) -> dict[str, float]:
+    """RM@N beside majority@N and pass@N over groups of ``(rm score, correct, final answer)``.
+
+    RM@N: the highest-scored completion is correct. maj@N: the most frequent final answer (ties
+    broken by first occurrence; completions without an answer do not vote) is a correct one.
+    pass@N: any completion is correct (the ceiling any selector can reach). Also ``random``:
+    the expected accuracy of picking one completion at random (the floor)."""
+    rm = maj = any_ok = rand = 0.0
+    for members in groups.values():
+        best = max(range(len(members)), key=lambda i: members[i][0])
+        rm += members[best][1]
+        any_ok += any(m[1] for m in members)
+        rand += sum(m[1] for m in members) / len(members)
+        votes = Counter(m[2] for m in members if m[2] is not None)
+        if votes:
+            top = max(votes.values())
+            winner = next(m[2] for m in members if m[2] is not None and votes[m[2]] == top)
+            maj += any(m[1] for m in members if m[2] == winner)
+    n = len(groups) or 1
+    return {"rm_at_n": rm / n, "majority_at_n": maj / n, "pass_at_n": any_ok / n, "random": rand / n,
+            "groups": len(groups)}
+
+
+def mean_of(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def step_metrics(step_scores: Sequence[Sequence[float]], step_labels: Sequence[Sequence[float]],
+                 threshold: float = 0.5) -> dict[str, Any]:
+    """Step-level AUROC and accuracy of a PRM against step labels."""
+    flat_s = [s for row in step_scores for s in row]
+    flat_y = [y for row in step_labels for y in row]
+    accuracy = mean_of([float((s >= threshold) == (y >= 0.5)) for s, y in zip(flat_s, flat_y, strict=True)])
+    return {"step_auroc": auroc(flat_y, flat_s), "step_accuracy": accuracy, "steps": len(flat_s)}
+
+
+def by_group(keys: Sequence[Any], values: Sequence[Any]) -> dict[Any, list[Any]]:
+    out: dict[Any, list[Any]] = {}
+    for key, value in zip(keys, values, strict=True):
+        out.setdefault(key, []).append(value)
+    return out
+
+
+Scorer = Callable[[Sequence[Any]], list[float]]

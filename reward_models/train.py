@@ -1,0 +1,581 @@
+"""Training outcome and process reward models: one loop for both, on CPU and CUDA alike.
+
+* ORM, pairwise rows: Bradley-Terry, ``-log σ(r_c - r_r - margin)`` (a row's ``margin`` column,
+  else ``margin``), plus ``center_rewards_coefficient · (r_c + r_r)²`` to keep rewards centred
+  (Eisenstein et al., 2023); chosen and rejected go through the model in one forward pass.
+  Pointwise rows: binary cross-entropy against the label.
+* PRM: the loss is read only at the last token of each step (every other token is ignored);
+  hard labels with two-class cross-entropy, soft labels (Monte-Carlo fractions) with BCE.
+* Common: LoRA (peft) or full fine-tuning; accelerate for the device and bf16 autocast on GPUs
+  that support it; gradient accumulation; gradient checkpointing; batches grouped by length
+  (sorted within shuffled windows, so padding stays small and order stays random); evaluation
+  every N steps; checkpoints that resume with the same data order; a JSONL log and a PNG of the
+  curves. Nothing here asks for a CPU or a GPU: the same config runs on either.
+
+The config is one dataclass whose fields are its options (the same declaration machinery as the
+verifiers), so a YAML file's typo is reported with the closest key.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from rewardsmith.reward_models import metrics
+from rewardsmith.reward_models.data import Example, Pair, Point, Stepwise
+from rewardsmith.reward_models.encoding import Encoded, Encoder
+from rewardsmith.reward_models.inference import IGNORE, META_FILE, ModelMeta, collate, log_odds, predict, sigmoid
+from rewardsmith.reward_models.model import is_bidirectional, load_model, load_tokenizer, position_logits
+from rewardsmith.reward_models.steps import DEFAULT_SEPARATOR, StepSplitter
+from rewardsmith.verifiers.options import Range, SpecError, coerce, option
+
+CHECKPOINTS = "checkpoints"
+STATE_FILE = "trainer_state.pt"
+DONE_FILE = "complete.json"
+
+
+@dataclass(kw_only=True)
+class TrainConfig:
+    """Every switch of ``rewardsmith train orm|prm`` (``--config train.yaml`` sets any of them)."""
+
+    OPTION_NOUN = "config key"
+
+    kind: Literal["orm", "prm"] = option("orm", "orm: one score per completion; prm: one per step")
+    model: str = option("minilm", "base model: a local directory, a cached hub id, or an alias (minilm, smollm2)")
+    output_dir: str = option("rm-out", "where checkpoints, the log, the curves and the final model go")
+    # optimisation
+    learning_rate: Annotated[float, Range(gt=0)] = option(1e-4, "peak learning rate (AdamW)")
+    weight_decay: Annotated[float, Range(ge=0)] = option(0.0, "AdamW weight decay")
+    lr_scheduler: Literal["linear", "cosine", "constant"] = option("linear", "decay after warm-up")
+    warmup_ratio: Annotated[float, Range(ge=0, le=1)] = option(0.05, "share of steps spent warming up")
+    epochs: Annotated[float, Range(gt=0)] = option(1.0, "passes over the training rows")
+    max_steps: Annotated[int, Range(gt=0)] | None = option(None, "optimizer steps (overrides epochs)")
+    batch_size: Annotated[int, Range(gt=0)] = option(8, "rows per micro-batch (a pair is one row)")
+    gradient_accumulation_steps: Annotated[int, Range(gt=0)] = option(1, "micro-batches per optimizer step")
+    max_grad_norm: Annotated[float, Range(gt=0)] | None = option(1.0, "gradient clipping (none: off)")
+    max_length: Annotated[int, Range(gt=8)] = option(1024, "tokens per sequence; the prompt is cut from "
+                                                           "the left first, longer completions are skipped")
+    seed: int = option(0, "seeds the data order, the held-out split, dropout and the new head")
+    group_by_length: bool = option(True, "batch rows of similar length (less padding)")
+    gradient_checkpointing: bool = option(False, "recompute activations in backward: less memory, ~30% slower")
+    precision: Literal["auto", "fp32", "bf16"] = option("auto", "auto: bf16 autocast on a GPU that supports "
+                                                                "it, fp32 elsewhere")
+    device: Literal["auto", "cpu", "cuda"] = option("auto", "auto: cuda when available")
+    # LoRA
+    lora: bool = option(False, "train LoRA adapters (peft) instead of every weight; merged into the saved model")
+    lora_r: Annotated[int, Range(gt=0)] = option(16, "LoRA rank")
+    lora_alpha: Annotated[float, Range(gt=0)] = option(32.0, "LoRA scale")
+    lora_dropout: Annotated[float, Range(ge=0, le=1)] = option(0.05, "LoRA dropout")
+    lora_target_modules: str | tuple[str, ...] = option("all-linear", "modules that get adapters")
+    # ORM
+    margin: float = option(0.0, "Bradley-Terry margin for pairs without a margin column")
+    center_rewards_coefficient: Annotated[float, Range(ge=0)] = option(0.0, "weight of the (r_c + r_r)² "
+                                                                            "centering term")
+    # PRM
+    labels: Literal["auto", "hard", "soft"] = option("auto", "PRM labels: hard (cross-entropy), soft (BCE); "
+                                                            "auto: soft when any label is strictly between 0 and 1")
+    separator: str = option(DEFAULT_SEPARATOR, "joins a row's steps (and splits completions when served)")
+    attention: Literal["causal", "bidirectional"] = option(
+        "causal", "encoder PRMs: causal makes step i's score that of the prefix ending there (as in RL); "
+                  "decoders are causal anyway")
+    chat_template: bool = option(True, "render the prompt with the tokenizer's chat template when it has one")
+    # operating
+    eval_fraction: Annotated[float, Range(ge=0, le=0.5)] = option(0.05, "rows held out for evaluation when "
+                                                                         "no eval data is given")
+    eval_every: Annotated[int, Range(ge=0)] = option(100, "evaluate every N optimizer steps (0: only at the end)")
+    eval_batch_size: Annotated[int, Range(gt=0)] = option(32, "rows per evaluation batch")
+    save_every: Annotated[int, Range(ge=0)] = option(200, "checkpoint every N optimizer steps (0: never)")
+    keep_checkpoints: Annotated[int, Range(gt=0)] = option(2, "checkpoints kept (oldest removed)")
+    log_every: Annotated[int, Range(gt=0)] = option(10, "log every N optimizer steps")
+    resume: bool = option(True, "continue from the last checkpoint in output_dir when there is one")
+
+    @classmethod
+    def from_mapping(cls, values: dict[str, Any], **overrides: Any) -> TrainConfig:
+        """A config from a YAML mapping plus command-line overrides; unknown keys name the closest one."""
+        merged = {**values, **{k: v for k, v in overrides.items() if v is not None}}
+        try:
+            return coerce(merged, cls)
+        except SpecError as exc:
+            raise SpecError(f"train config: {exc}") from None
+
+
+@dataclass
+class TrainResult:
+    output_dir: Path
+    model_dir: Path
+    steps: int
+    seconds: float
+    samples_per_s: float
+    final_eval: dict[str, Any]
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+Log = Callable[[str], None]
+
+
+class Trainer:
+    """One training run. ``run()`` does it; each phase is a method so tests can look at the parts."""
+
+    def __init__(self, config: TrainConfig, train: Sequence[Example], evaluation: Sequence[Example] | None = None,
+                 *, progress: bool = True, log: Log = print) -> None:
+        import torch
+
+        self.config = config
+        self.log = log
+        self.progress = progress
+        self.out = Path(config.output_dir)
+        self.kind = config.kind
+        _check_examples(config.kind, train)
+        if evaluation is None:
+            train, evaluation = holdout(train, config.eval_fraction, config.seed)
+        self.raw_train, self.raw_eval = list(train), list(evaluation or [])
+        device = config.device
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        bf16 = config.precision == "bf16" or (
+            config.precision == "auto" and device == "cuda" and torch.cuda.is_bf16_supported())
+        from accelerate import Accelerator
+
+        self.accelerator = Accelerator(cpu=device == "cpu", mixed_precision="bf16" if bf16 else "no")
+        self.device = self.accelerator.device
+        self.bf16 = bf16
+        self.tokenizer = load_tokenizer(config.model)
+        self.hard = self.kind == "prm" and _hard_labels(config.labels, self.raw_train)
+        torch.manual_seed(config.seed)
+        self.model = load_model(config.model, config.kind, num_labels=2 if self.hard else 1,
+                                pad_token_id=self.tokenizer.pad_token_id)
+        self.causal = self.kind == "prm" and config.attention == "causal" and is_bidirectional(self.model.config)
+        self.encoder = Encoder(self.tokenizer, config.max_length, config.chat_template, StepSplitter(config.separator))
+        self.skipped: dict[str, int] = {}
+        self.train_set = self._encode(self.raw_train, "train")
+        self.eval_set = self._encode(self.raw_eval, "eval")
+        if not self.train_set:
+            raise ValueError(f"no training row fits in max_length {config.max_length}; raise max_length")
+        self._prepare_model()
+
+    # ------------------------------------------------------------------ setup
+
+    def _encode(self, examples: Sequence[Example], split: str) -> list[tuple[Example, list[Encoded]]]:
+        out = []
+        for example in examples:
+            try:
+                out.append((example, self.encoder.example(example)))
+            except ValueError as exc:  # too long, or a step no token starts in
+                key = f"{split}: {'too long' if 'max_length' in str(exc) else 'unencodable'}"
+                self.skipped[key] = self.skipped.get(key, 0) + 1
+        return out
+
+    def _prepare_model(self) -> None:
+        import torch
+
+        config = self.config
+        if config.gradient_checkpointing:
+            self.model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+            self.model.config.use_cache = False
+        if config.lora:
+            from peft import LoraConfig, get_peft_model
+
+            task = "SEQ_CLS" if self.kind == "orm" else "TOKEN_CLS"
+            targets = config.lora_target_modules
+            targets = targets if isinstance(targets, str) else list(targets)
+            lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
+                              target_modules=targets, task_type=task, modules_to_save=_head_names(self.model))
+            self.model = get_peft_model(self.model, lora)
+            if config.gradient_checkpointing:
+                self.model.enable_input_require_grads()
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
+        self.steps_per_epoch = max(1, math.ceil(len(self.train_set) / config.batch_size)
+                                   // config.gradient_accumulation_steps)
+        self.total_steps = config.max_steps or max(1, math.ceil(self.steps_per_epoch * config.epochs))
+        from transformers import get_scheduler
+
+        self.scheduler = get_scheduler(config.lr_scheduler, self.optimizer,
+                                       num_warmup_steps=int(config.warmup_ratio * self.total_steps),
+                                       num_training_steps=self.total_steps)
+        self.model, self.optimizer, self.scheduler = self.accelerator.prepare(self.model, self.optimizer,
+                                                                              self.scheduler)
+        self.model.train()
+
+    # ------------------------------------------------------------------ data order
+
+    def micro_batches(self, epoch: int) -> list[list[int]]:
+        """The epoch's micro-batches (indices into the training set): a permutation seeded by
+        (seed, epoch), grouped by length within windows of 50 batches, the batches shuffled again.
+        A function of the seed and the epoch alone, so a resumed run sees the same order."""
+        rng = random.Random(f"{self.config.seed}:{epoch}")
+        order = list(range(len(self.train_set)))
+        rng.shuffle(order)
+        size = self.config.batch_size
+        if self.config.group_by_length:
+            window = size * 50
+            lengths = [sum(len(e) for e in self.train_set[i][1]) for i in range(len(self.train_set))]
+            grouped = []
+            for start in range(0, len(order), window):
+                grouped += sorted(order[start:start + window], key=lambda i: -lengths[i])
+            order = grouped
+        batches = [order[i:i + size] for i in range(0, len(order), size)]
+        if self.config.group_by_length:
+            rng.shuffle(batches)
+        return batches
+
+    def optimizer_steps(self, start: int) -> Iterator[tuple[int, int, list[list[int]]]]:
+        """(step, epoch, its micro-batches) from optimizer step ``start`` on."""
+        accum = self.config.gradient_accumulation_steps
+        step = 0
+        epoch = 0
+        while True:
+            batches = self.micro_batches(epoch)
+            for first in range(0, len(batches) - accum + 1, accum):
+                if step >= self.total_steps:
+                    return
+                if step >= start:
+                    yield step, epoch, batches[first:first + accum]
+                step += 1
+            epoch += 1
+
+    # ------------------------------------------------------------------ loss
+
+    def batch_loss(self, indices: Sequence[int]) -> tuple[Any, dict[str, float]]:
+        """The mean loss over a micro-batch, and what it got right (for the log)."""
+        import torch
+        import torch.nn.functional as F
+
+        examples = [self.train_set[i] for i in indices]
+        sequences = [seq for _, seqs in examples for seq in seqs]
+        batch = collate(sequences, self.tokenizer.pad_token_id, self.device)
+        with self.accelerator.autocast():
+            logits = position_logits(self.model, batch["input_ids"], batch["attention_mask"], batch["positions"],
+                                     causal=self.causal)
+        logits = logits.float()
+        if self.kind == "orm" and isinstance(examples[0][0], Pair):
+            rewards = logits[:, 0, 0]
+            chosen, rejected = rewards[0::2], rewards[1::2]
+            margins = batch["margins"][0::2]
+            loss = -F.logsigmoid(chosen - rejected - margins).mean()
+            if self.config.center_rewards_coefficient:
+                loss = loss + self.config.center_rewards_coefficient * ((chosen + rejected) ** 2).mean()
+            return loss, {"correct": float((chosen > rejected).sum()), "count": float(len(chosen))}
+        labels = batch["labels"]
+        read = labels != IGNORE
+        if self.hard:
+            target = (labels[read] >= 0.5).long()
+            loss = F.cross_entropy(logits[read], target)
+            predicted = logits[read].argmax(-1)
+        else:
+            z = logits[..., 0][read]
+            target = labels[read]
+            loss = F.binary_cross_entropy_with_logits(z, target)
+            predicted = (z > 0).long()
+            target = (target >= 0.5).long()
+        return loss, {"correct": float((predicted == target).sum()), "count": float(torch.numel(target))}
+
+    # ------------------------------------------------------------------ the loop
+
+    def run(self) -> TrainResult:
+        import torch
+
+        self.out.mkdir(parents=True, exist_ok=True)
+        start_step = self.maybe_resume()
+        log_path = self.out / "log.jsonl"
+        if start_step == 0 and log_path.exists():
+            log_path.unlink()
+        self.log(f"training {self.kind} on {len(self.train_set):,} rows ({len(self.eval_set):,} held out) for "
+                 f"{self.total_steps} steps on {self.device}{' in bf16' if self.bf16 else ''}"
+                 f"{', LoRA' if self.config.lora else ''}" + (f"; skipped {self.skipped}" if self.skipped else ""))
+        bar = _progress(self.total_steps, start_step, self.progress)
+        window: dict[str, float] = {"loss": 0.0, "correct": 0.0, "count": 0.0, "samples": 0.0, "steps": 0.0}
+        started = time.perf_counter()
+        window_start = started
+        samples_total = 0
+        last_eval: dict[str, Any] = {}
+        step = start_step
+        try:
+            for step, epoch, micro in self.optimizer_steps(start_step):
+                grad_norm = self._optimizer_step(micro, window)
+                samples = sum(len(m) for m in micro)
+                samples_total += samples
+                window["samples"] += samples
+                done = step + 1
+                bar.update(1)
+                if done % self.config.log_every == 0 or done == self.total_steps:
+                    now = time.perf_counter()
+                    record = {"step": done, "epoch": round(epoch + 0.0, 3), "loss": window["loss"] / window["steps"],
+                              "accuracy": window["correct"] / max(window["count"], 1.0),
+                              "lr": self.scheduler.get_last_lr()[0], "grad_norm": grad_norm,
+                              "samples_per_s": window["samples"] / max(now - window_start, 1e-9)}
+                    self._write_log(log_path, record)
+                    bar.set_postfix(loss=f"{record['loss']:.4f}", acc=f"{record['accuracy']:.3f}")
+                    window = dict.fromkeys(window, 0.0)
+                    window_start = now
+                if self.config.eval_every and done % self.config.eval_every == 0 and done < self.total_steps:
+                    last_eval = self.evaluate()
+                    self._write_log(log_path, {"step": done, **{f"eval_{k}": v for k, v in last_eval.items()}})
+                if self.config.save_every and done % self.config.save_every == 0 and done < self.total_steps:
+                    self.save_checkpoint(done)
+        finally:
+            bar.close()
+        seconds = time.perf_counter() - started
+        last_eval = self.evaluate()
+        self._write_log(log_path, {"step": self.total_steps, **{f"eval_{k}": v for k, v in last_eval.items()}})
+        model_dir = self.save_model(last_eval)
+        plot_curves(log_path, self.out / "curves.png")
+        del torch  # imported for its side effect of failing early when missing
+        result = TrainResult(self.out, model_dir, self.total_steps, seconds,
+                             samples_total / max(seconds, 1e-9), last_eval, dict(self.skipped))
+        (self.out / "result.json").write_text(json.dumps(
+            {**asdict(result), "output_dir": str(self.out), "model_dir": str(model_dir)}, indent=2, default=str))
+        return result
+
+    def _optimizer_step(self, micro: list[list[int]], window: dict[str, float]) -> float | None:
+        accum = len(micro)
+        for indices in micro:
+            loss, stats = self.batch_loss(indices)
+            self.accelerator.backward(loss / accum)
+            window["loss"] += loss.item() / accum
+            window["correct"] += stats["correct"]
+            window["count"] += stats["count"]
+        grad_norm = None
+        if self.config.max_grad_norm is not None:
+            grad_norm = float(self.accelerator.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm))
+        self.optimizer.step()
+        self.scheduler.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        window["steps"] += 1
+        return grad_norm
+
+    def _write_log(self, path: Path, record: dict[str, Any]) -> None:
+        with path.open("a") as handle:
+            handle.write(json.dumps(record) + "\n")
+
+    # ------------------------------------------------------------------ evaluation
+
+    def evaluate(self) -> dict[str, Any]:
+        """Held-out metrics: pairwise accuracy (pairs), AUROC and accuracy (points), step AUROC,
+        step accuracy and first-error F1 at threshold 0.5 (steps); the loss-free view of progress."""
+        if not self.eval_set:
+            return {}
+        return evaluate_encoded(self.model, self.eval_set, self.tokenizer.pad_token_id, self.config.eval_batch_size,
+                                self.causal)
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def checkpoint_dirs(self) -> list[Path]:
+        root = self.out / CHECKPOINTS
+        found = [p for p in root.glob("step-*") if (p / DONE_FILE).is_file()] if root.is_dir() else []
+        return sorted(found, key=lambda p: int(p.name.split("-")[1]))
+
+    def save_checkpoint(self, step: int) -> Path:
+        """Trainable weights, optimizer, scheduler and RNG states, written to a temporary folder and
+        renamed, with a completion marker last: a run killed mid-save resumes from the one before."""
+        import numpy as np
+        import torch
+
+        target = self.out / CHECKPOINTS / f"step-{step}"
+        tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        model = self.accelerator.unwrap_model(self.model)
+        trainable = {n: p.detach().cpu() for n, p in model.named_parameters() if p.requires_grad}
+        state = {"step": step, "weights": trainable, "optimizer": self.optimizer.state_dict(),
+                 "scheduler": self.scheduler.state_dict(),
+                 "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state(),
+                         "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None},
+                 "fingerprint": self.fingerprint()}
+        torch.save(state, tmp / STATE_FILE)
+        (tmp / DONE_FILE).write_text(json.dumps({"step": step}))
+        shutil.rmtree(target, ignore_errors=True)
+        tmp.rename(target)
+        for old in self.checkpoint_dirs()[: -self.config.keep_checkpoints]:
+            shutil.rmtree(old, ignore_errors=True)
+        return target
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What must match for a resume to continue the same run."""
+        keys = ("kind", "model", "seed", "batch_size", "gradient_accumulation_steps", "lora", "labels",
+                "separator", "max_length", "group_by_length")
+        return {"config": {k: getattr(self.config, k) for k in keys}, "rows": len(self.train_set),
+                "total_steps": self.total_steps}
+
+    def maybe_resume(self) -> int:
+        """The step to start from: that of the last complete checkpoint (weights, optimizer,
+        scheduler and RNG restored), or 0."""
+        import numpy as np
+        import torch
+
+        found = self.checkpoint_dirs()
+        if not found or not self.config.resume:
+            return 0
+        state = torch.load(found[-1] / STATE_FILE, map_location="cpu", weights_only=False)
+        if state["fingerprint"] != self.fingerprint():
+            raise ValueError(f"{found[-1]} is from a different run ({state['fingerprint']} vs "
+                             f"{self.fingerprint()}); use another output_dir or set resume: false")
+        model = self.accelerator.unwrap_model(self.model)
+        params = dict(model.named_parameters())
+        with torch.no_grad():
+            for name, value in state["weights"].items():
+                params[name].copy_(value.to(params[name].device))
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        random.setstate(state["rng"]["python"])
+        np.random.set_state(state["rng"]["numpy"])
+        torch.set_rng_state(state["rng"]["torch"])
+        if state["rng"]["cuda"] is not None and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(state["rng"]["cuda"])
+        self.log(f"resuming from {found[-1]} (step {state['step']} of {self.total_steps})")
+        return int(state["step"])
+
+    # ------------------------------------------------------------------ the saved model
+
+    def save_model(self, final_eval: dict[str, Any]) -> Path:
+        """The final model as a plain HF checkpoint (LoRA merged in) with ``rewardsmith.json``."""
+        model = self.accelerator.unwrap_model(self.model)
+        if self.config.lora:
+            model = model.merge_and_unload()
+        target = self.out / "model"
+        tmp = target.with_name(f".model.tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        model.save_pretrained(tmp)
+        self.tokenizer.save_pretrained(tmp)
+        threshold = float(final_eval.get("threshold", 0.5)) if self.kind == "prm" else 0.5
+        meta = ModelMeta(kind=self.kind, max_length=self.config.max_length, chat_template=self.config.chat_template,
+                         separator=self.config.separator, causal=self.causal, base=self.config.model,
+                         threshold=threshold, num_labels=2 if self.hard else 1)
+        (tmp / META_FILE).write_text(json.dumps(meta.to_json(), indent=2))
+        shutil.rmtree(target, ignore_errors=True)
+        tmp.rename(target)
+        return target
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def train(config: TrainConfig, examples: Sequence[Example], evaluation: Sequence[Example] | None = None,
+          *, progress: bool = True, log: Log = print) -> TrainResult:
+    """Train a reward model (see :class:`TrainConfig`); the model lands in ``output_dir/model``."""
+    return Trainer(config, examples, evaluation, progress=progress, log=log).run()
+
+
+def holdout(examples: Sequence[Example], fraction: float, seed: int) -> tuple[list[Example], list[Example]]:
+    """A seeded split; rows of one prompt stay on one side (no prompt is both trained and tested)."""
+    if fraction <= 0 or len(examples) < 2:
+        return list(examples), []
+    prompts = sorted({json.dumps(e.prompt, sort_keys=True) for e in examples})
+    random.Random(f"holdout:{seed}").shuffle(prompts)
+    held = set(prompts[: max(1, round(len(prompts) * fraction))])
+    if len(held) == len(prompts):
+        return list(examples), []
+    train_part = [e for e in examples if json.dumps(e.prompt, sort_keys=True) not in held]
+    eval_part = [e for e in examples if json.dumps(e.prompt, sort_keys=True) in held]
+    return train_part, eval_part
+
+
+def evaluate_encoded(model: Any, encoded: Sequence[tuple[Example, list[Encoded]]], pad_id: int, batch_size: int,
+                     causal: bool) -> dict[str, Any]:
+    flat = [seq for _, seqs in encoded for seq in seqs]
+    values = predict(model, flat, pad_id, batch_size, causal)
+    first = encoded[0][0]
+    if isinstance(first, Pair):
+        chosen, rejected = [v[0] for v in values[0::2]], [v[0] for v in values[1::2]]
+        return {"pairwise_accuracy": metrics.pairwise_accuracy(chosen, rejected),
+                "auroc": metrics.auroc([1.0] * len(chosen) + [0.0] * len(rejected), chosen + rejected)}
+    if isinstance(first, Point):
+        labels = [e.label for e, _ in encoded]  # type: ignore[union-attr]
+        scores = [v[0] for v in values]
+        return {"auroc": metrics.auroc(labels, scores),
+                "accuracy": metrics.mean_of([float((s > 0) == (y >= 0.5)) for s, y in zip(scores, labels,
+                                                                                          strict=True)])}
+    probs = [[sigmoid(x) for x in v] for v in values]
+    labels = [list(e.labels) for e, _ in encoded]  # type: ignore[union-attr]
+    out = metrics.step_metrics(probs, labels)
+    truth = [_first_error(e) for e, _ in encoded]  # type: ignore[arg-type]
+    threshold, best = metrics.best_threshold(probs, truth)
+    out.update({"first_error_f1": metrics.processbench_f1([metrics.first_error(p, 0.5) for p in probs], truth)["f1"],
+                "best_threshold_f1": best["f1"], "threshold": threshold,
+                "outcome_auroc": metrics.auroc([float(t < 0) for t in truth], [min(p) for p in probs])})
+    return out
+
+
+def _first_error(example: Stepwise) -> int:
+    if example.first_error is not None:
+        return example.first_error
+    return next((i for i, v in enumerate(example.labels) if v < 0.5), -1)
+
+
+def _check_examples(kind: str, examples: Sequence[Example]) -> None:
+    if not examples:
+        raise ValueError("no training rows")
+    wanted = (Pair, Point) if kind == "orm" else (Stepwise,)
+    if not isinstance(examples[0], wanted):
+        found = type(examples[0]).__name__.lower()
+        need = "pairwise or pointwise" if kind == "orm" else "stepwise"
+        raise ValueError(f"`train {kind}` needs {need} rows, got {found} rows")
+    if len({type(e) for e in examples}) > 1:
+        raise ValueError("the training rows mix formats; use one (pairwise, pointwise or stepwise) per file")
+
+
+def _hard_labels(mode: str, examples: Sequence[Example]) -> bool:
+    if mode != "auto":
+        return mode == "hard"
+    return all(v in (0.0, 1.0) for e in examples for v in e.labels)  # type: ignore[union-attr]
+
+
+def _head_names(model: Any) -> list[str]:
+    return [name for name in ("score", "classifier", "pooler") if hasattr(model, name)]
+
+
+def _progress(total: int, done: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=done, disable=not enabled, desc="training", unit="step", dynamic_ncols=True)
+
+
+def plot_curves(log_path: Path, target: Path) -> Path | None:
+    """Loss, accuracy and the evaluation metrics over steps, one panel each (matplotlib, no display)."""
+    if not log_path.exists():
+        return None
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    records = [json.loads(line) for line in log_path.read_text().splitlines() if line.strip()]
+    series: dict[str, tuple[list[int], list[float]]] = {}
+    for record in records:
+        for key, value in record.items():
+            if key in ("step", "epoch", "lr") or not isinstance(value, (int, float)) or isinstance(value, bool):
+                continue
+            if key in ("samples_per_s", "grad_norm", "eval_steps", "eval_threshold"):
+                continue
+            xs, ys = series.setdefault(key, ([], []))
+            xs.append(record["step"])
+            ys.append(float(value))
+    if not series:
+        return None
+    fig, axes = plt.subplots(1, len(series), figsize=(3.6 * len(series), 3.2), squeeze=False)
+    for ax, (key, (xs, ys)) in zip(axes[0], sorted(series.items()), strict=True):
+        ax.plot(xs, ys, marker="." if len(xs) < 30 else None)
+        ax.set_title(key, fontsize=9)
+        ax.set_xlabel("step", fontsize=8)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(target, dpi=100)
+    plt.close(fig)
+    return target
+
+
+def config_with(config: TrainConfig, **changes: Any) -> TrainConfig:
+    return replace(config, **changes)
+
+
+__all__ = ["TrainConfig", "TrainResult", "Trainer", "evaluate_encoded", "holdout", "log_odds", "plot_curves", "train"]
