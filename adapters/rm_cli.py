@@ -360,7 +360,10 @@ def _label_steps(args: argparse.Namespace) -> int:
                 verdicts.append(result.verdict())
             yield rows, verdicts
 
-    job = Job(args.input, args.output, spec, f"steps by {args.policy} scored with {args.reward}", fields,
+    stop = ", stop at first wrong" if args.stop_at_first_wrong else ""
+    described = (f"steps by {args.policy} (k={args.k}, {args.mode}{stop}"
+                 f"{', judge ' + args.judge if args.judge else ''}) scored with {args.reward}")
+    job = Job(args.input, args.output, spec, described, fields,
               source.split, args.limit, args.batch_size, args.overwrite, args.retry_errors, not args.no_progress,
               added=added, desc="labelling")
     try:
