@@ -539,7 +539,8 @@ def _progress(total: int, done: int, enabled: bool) -> Any:
 
 
 def plot_curves(log_path: Path, target: Path) -> Path | None:
-    """Loss, accuracy and the evaluation metrics over steps, one panel each (matplotlib, no display)."""
+    """Three panels (matplotlib, no display): the training loss; training accuracy with every
+    evaluation metric in [0, 1] (AUROC, F1, accuracy); the learning rate."""
     if not log_path.exists():
         return None
     try:
@@ -553,25 +554,33 @@ def plot_curves(log_path: Path, target: Path) -> Path | None:
     series: dict[str, tuple[list[int], list[float]]] = {}
     for record in records:
         for key, value in record.items():
-            if key in ("step", "epoch", "lr") or not isinstance(value, (int, float)) or isinstance(value, bool):
-                continue
-            if key in ("samples_per_s", "grad_norm", "eval_steps", "eval_threshold"):
-                continue
-            xs, ys = series.setdefault(key, ([], []))
-            xs.append(record["step"])
-            ys.append(float(value))
-    if not series:
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in SKIPPED_IN_PLOT:
+                xs, ys = series.setdefault(key, ([], []))
+                xs.append(record["step"])
+                ys.append(float(value))
+    if "loss" not in series:
         return None
-    fig, axes = plt.subplots(1, len(series), figsize=(3.6 * len(series), 3.2), squeeze=False)
-    for ax, (key, (xs, ys)) in zip(axes[0], sorted(series.items()), strict=True):
-        ax.plot(xs, ys, marker="." if len(xs) < 30 else None)
-        ax.set_title(key, fontsize=9)
-        ax.set_xlabel("step", fontsize=8)
+    panels = {"training loss": ["loss"],
+              "accuracy and evaluation": ["accuracy", *sorted(k for k in series if k.startswith("eval_"))],
+              "learning rate": ["lr"]}
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    for ax, (title, keys) in zip(axes, panels.items(), strict=True):
+        for key in keys:
+            if key in series:
+                xs, ys = series[key]
+                ax.plot(xs, ys, marker="." if len(xs) < 30 else None, label=key.removeprefix("eval_"))
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("optimizer step", fontsize=8)
         ax.grid(alpha=0.3)
+        if len(keys) > 1:
+            ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(target, dpi=100)
     plt.close(fig)
     return target
+
+
+SKIPPED_IN_PLOT = frozenset({"step", "epoch", "samples_per_s", "grad_norm", "eval_steps", "eval_threshold"})
 
 
 def config_with(config: TrainConfig, **changes: Any) -> TrainConfig:
