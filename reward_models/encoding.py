@@ -69,13 +69,15 @@ class Encoder:
     # ------------------------------------------------------------------ pieces
 
     def prompt_ids(self, prompt: Text) -> list[int]:
+        """The prompt's ids, its control tokens (a rendered chat template's) parsed as such: the
+        prompt comes from the dataset, and the policy saw it this way."""
         if isinstance(prompt, str) and not self.use_template:
-            return self._ids(prompt, special=False) if prompt else []
+            return self._ids(prompt, special=True) if prompt else []
         messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
         if self.use_template:
             text = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-            return self._ids(text, special=False)
-        return self._ids("\n".join(str(m.get("content", "")) for m in messages), special=False)
+            return self._ids(text, special=True)
+        return self._ids("\n".join(str(m.get("content", "")) for m in messages), special=True)
 
     def _ids(self, text: str, special: bool) -> list[int]:
         # ``special``: the text may hold control tokens (a rendered template); a completion's never does

@@ -66,8 +66,11 @@ class TrainConfig:
     seed: int = option(0, "seeds the data order, the held-out split, dropout and the new head")
     group_by_length: bool = option(True, "batch rows of similar length (less padding)")
     gradient_checkpointing: bool = option(False, "recompute activations in backward: less memory, ~30% slower")
-    precision: Literal["auto", "fp32", "bf16"] = option("auto", "auto: bf16 autocast on a GPU that supports "
-                                                                "it, fp32 elsewhere")
+    precision: Literal["auto", "fp32", "bf16"] = option("auto", "auto: bf16 autocast where the hardware does "
+                                                                "bf16 natively (CUDA with bf16, CPUs with "
+                                                                "AVX512-BF16 or AMX), fp32 elsewhere")
+    disable_dropout: bool = option(True, "switch the base model's dropout off (as TRL does): a reward is a "
+                                         "regression target, and dropout costs time and memory")
     device: Literal["auto", "cpu", "cuda"] = option("auto", "auto: cuda when available")
     # LoRA
     lora: bool = option(False, "train LoRA adapters (peft) instead of every weight; merged into the saved model")
@@ -140,8 +143,7 @@ class Trainer:
         device = config.device
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
-        bf16 = config.precision == "bf16" or (
-            config.precision == "auto" and device == "cuda" and torch.cuda.is_bf16_supported())
+        bf16 = config.precision == "bf16" or (config.precision == "auto" and native_bf16(device))
         from accelerate import Accelerator
 
         self.accelerator = Accelerator(cpu=device == "cpu", mixed_precision="bf16" if bf16 else "no")
@@ -177,6 +179,10 @@ class Trainer:
         import torch
 
         config = self.config
+        if config.disable_dropout:
+            for module in self.model.modules():
+                if isinstance(module, torch.nn.Dropout):
+                    module.p = 0.0
         if config.gradient_checkpointing:
             self.model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
             self.model.config.use_cache = False
@@ -192,7 +198,7 @@ class Trainer:
             if config.gradient_checkpointing:
                 self.model.enable_input_require_grads()
         params = [p for p in self.model.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
+        self.optimizer = adamw(params, config.learning_rate, config.weight_decay)
         self.steps_per_epoch = max(1, math.ceil(len(self.train_set) / config.batch_size)
                                    // config.gradient_accumulation_steps)
         self.total_steps = config.max_steps or max(1, math.ceil(self.steps_per_epoch * config.epochs))
@@ -508,6 +514,28 @@ def _first_error(example: Stepwise) -> int:
     if example.first_error is not None:
         return example.first_error
     return next((i for i, v in enumerate(example.labels) if v < 0.5), -1)
+
+
+def native_bf16(device: str) -> bool:
+    """Whether ``device`` computes in bf16 natively, so that autocast speeds training up instead
+    of emulating it (CUDA with bf16; x86 CPUs with AVX512-BF16 or AMX)."""
+    import torch
+
+    if device.startswith("cuda"):
+        return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in checks)
+
+
+def adamw(params: list[Any], lr: float, weight_decay: float) -> Any:
+    """AdamW, fused where torch has a fused kernel for these tensors (one kernel instead of a loop
+    over the parameters: a fifth of the optimizer step's time on a CPU, measured on MiniLM)."""
+    import torch
+
+    try:
+        return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay, fused=True)
+    except (RuntimeError, TypeError, ValueError):  # a device or dtype without the fused kernel
+        return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
 
 
 def _check_examples(kind: str, examples: Sequence[Example]) -> None:

@@ -112,6 +112,10 @@ def test_chat_prompts_and_implicit_prompt_pairs(smol_tok):
     assert a.input_ids == b.input_ids and a.positions == b.positions
     assert smol_tok.decode(a.input_ids[a.positions[0]]) == "4"
     assert "<|im_start|>assistant" in smol_tok.decode(a.input_ids)
+    start, end = smol_tok.convert_tokens_to_ids(["<|im_start|>", "<|im_end|>"])
+    assert a.input_ids.count(start) == 3 and a.input_ids.count(end) == 2  # the template's own control tokens
+    expected = smol_tok.apply_chat_template(chat, add_generation_prompt=True, tokenize=True, return_dict=True)
+    assert encoder.prompt_ids(chat) == list(expected["input_ids"])
 
 
 # --------------------------------------------------------------------------- heads
@@ -199,7 +203,8 @@ def test_training_lowers_the_loss_and_the_saved_model_scores_identically_as_a_ve
     assert all(v.status == "ok" for v in verdicts)
     encoded = [trainer.encoder.outcome(s.prompt, s.completion) if model_kind == "orm"
                else trainer.encoder.process_text(s.prompt, s.completion) for s in samples]
-    memory = predict(trainer.accelerator.unwrap_model(trainer.model), encoded, trainer.tokenizer.pad_token_id,
+    in_memory = trainer.accelerator.unwrap_model(trainer.model, keep_fp32_wrapper=False)  # no bf16 autocast
+    memory = predict(in_memory, encoded, trainer.tokenizer.pad_token_id,
                      causal=trainer.causal)
     for verdict, values in zip(verdicts, memory, strict=True):
         probs = [1 / (1 + pow(2.718281828459045, -x)) for x in values]
