@@ -137,6 +137,9 @@ def add_parsers(sub: Any) -> None:
                        help="sequences generated together (prefixes x k)")
     steps.add_argument("--judge", default=None, metavar="SPEC",
                        help="a judge spec that also labels each prefix (its verdict's `correct`)")
+    steps.add_argument("--generate", action="store_true",
+                       help="rows without a `completion` get a solution sampled from --policy first (kept in the "
+                       "output's completion column)")
     steps.add_argument("--agree-only", action="store_true",
                        help="with --judge: keep each row only up to the first step where the labels disagree")
     steps.add_argument("--field", action="append", default=[], metavar="FIELD=COLUMN",
@@ -327,18 +330,18 @@ def _label_steps(args: argparse.Namespace) -> int:
     except (ValueError, InputError) as exc:
         return _fail(str(exc))
     config = StepLabelConfig(k=args.k, mode=args.mode, stop_at_first_wrong=args.stop_at_first_wrong,
-                             separator=args.separator, agree_only=args.agree_only,
+                             separator=args.separator, agree_only=args.agree_only, generate=args.generate,
                              sampling=Sampling(args.max_new_tokens, args.temperature, args.top_p, args.seed))
     spec = {"reward": spec_value(args.reward), "judge": spec_value(args.judge) if args.judge else None,
             "policy": args.policy, "k": args.k, "mode": args.mode, "stop_at_first_wrong": args.stop_at_first_wrong,
             "separator": args.separator, "agree_only": args.agree_only, "max_new_tokens": args.max_new_tokens,
-            "temperature": args.temperature, "top_p": args.top_p, "seed": args.seed}
+            "temperature": args.temperature, "top_p": args.top_p, "seed": args.seed, "generate": args.generate}
     try:
         policy = load_policy(args.policy, args.engine, args.device, batch_size=args.gen_batch_size)
     except (ModelLoadError, OSError, ImportError) as exc:
         return _fail(f"cannot load --policy {args.policy!r}: {exc}")
     labeler = StepLabeler(policy, reward, config, judge)
-    added = ("steps", "labels", "mc_labels", "judge_labels")
+    added = ("steps", "labels", "mc_labels", "judge_labels", "completion")
 
     def scorer(batches: Iterator[list[Row]], total: int | None) -> Iterator[tuple[list[Row], list[Verdict | None]]]:
         for batch in batches:
@@ -351,7 +354,9 @@ def _label_steps(args: argparse.Namespace) -> int:
                     verdicts.append(None)
                     continue
                 result = next(results)
-                data = {k: v for k, v in row.data.items() if k not in added}
+                data = {k: v for k, v in row.data.items() if k not in added or k == "completion"}
+                if result.solution is not None:
+                    data["completion"] = result.solution
                 if result.status == "ok":
                     data.update(steps=result.steps, labels=result.labels)
                     if result.judge_labels:

@@ -136,7 +136,8 @@ def prm_report(model_dir: Path, valid: list[dict[str, Any]], tests: dict[str, li
         return [[sigmoid(x) for x in v] for v in values]  # type: ignore[union-attr]
 
     threshold, on_valid = metrics.best_threshold(probs(valid), truth(valid))
-    report: dict[str, Any] = {"threshold": threshold, "valid_f1": on_valid["f1"]}
+    report: dict[str, Any] = {"threshold": threshold, "valid_f1": on_valid["f1"],
+                              "verifier_rows_per_s": verifier_speed("prm", model_dir, tests["test"])}
     for name, rows in tests.items():
         p = probs(rows)
         report[name] = {
@@ -146,10 +147,24 @@ def prm_report(model_dir: Path, valid: list[dict[str, Any]], tests: dict[str, li
     return report
 
 
+def verifier_speed(kind: str, model_dir: Path, rows: list[dict[str, Any]]) -> float:
+    """Rows per second through the registry verifier (``build({type: orm|prm, path})``), batches
+    of 64, the model already loaded (its first batch is not timed)."""
+    from rewardsmith.verifiers import Sample, build
+
+    verifier = build({"type": kind, "path": str(model_dir), "batch_size": 64})
+    samples = [Sample(prompt=r["prompt"], completion=StepSplitter().join(r["steps"])) for r in rows]
+    verifier.verify_batch(samples[:8])
+    start = time.perf_counter()
+    for i in range(0, len(samples), 64):
+        verifier.verify_batch(samples[i:i + 64])
+    return len(samples) / (time.perf_counter() - start)
+
+
 def orm_report(model_dir: Path, tests: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     rm = RewardModel(model_dir)
     join = StepSplitter().join
-    report: dict[str, Any] = {}
+    report: dict[str, Any] = {"verifier_rows_per_s": verifier_speed("orm", model_dir, tests["test"])}
     for name, rows in tests.items():
         values = rm.logits([(r["prompt"], join(r["steps"])) for r in rows], 64)
         labels = [float(r["first_error"] < 0) for r in rows]
@@ -216,7 +231,8 @@ def print_table(r: dict[str, Any]) -> None:
         print(f"{'  step AUROC':32}{f(p['test']['step_auroc']):>10}{f(p['heldout_variant']['step_auroc']):>18}")
         print(f"{'  outcome AUROC (min of steps)':32}{f(p['test']['outcome_auroc_min']):>10}"
               f"{f(p['heldout_variant']['outcome_auroc_min']):>18}")
-        print(f"  trained in {p['train_seconds']:.0f} s ({p['steps']} steps, {p['rows_per_s']:.1f} rows/s)")
+        print(f"  trained in {p['train_seconds']:.0f} s ({p['steps']} steps, {p['rows_per_s']:.1f} rows/s); "
+              f"as a verifier {p['verifier_rows_per_s']:.1f} rows/s")
     s = r["surface_baseline"]
     print(f"{'PRM F1, surface baseline':32}{f(s['test']['first_error_f1']):>10}"
           f"{f(s['heldout_variant']['first_error_f1']):>18}")
@@ -226,7 +242,8 @@ def print_table(r: dict[str, Any]) -> None:
     if "orm" in r:
         o = r["orm"]
         print(f"{'ORM AUROC (ours)':32}{f(o['test']['auroc']):>10}{f(o['heldout_variant']['auroc']):>18}")
-        print(f"  trained in {o['train_seconds']:.0f} s ({o['steps']} steps, {o['pairs_per_s']:.1f} pairs/s)")
+        print(f"  trained in {o['train_seconds']:.0f} s ({o['steps']} steps, {o['pairs_per_s']:.1f} pairs/s); "
+              f"as a verifier {o['verifier_rows_per_s']:.1f} rows/s")
         print(f"{'ORM AUROC, length only':32}{f(o['test']['length_only_auroc']):>10}"
               f"{f(o['heldout_variant']['length_only_auroc']):>18}")
     print(f"{'ORM AUROC, surface baseline':32}{f(s['test']['orm_auroc']):>10}"

@@ -40,6 +40,7 @@ class StepLabelConfig:
     sampling: Sampling = field(default_factory=Sampling)
     agree_only: bool = False
     wrong_below: float = 0.5  # a soft label below this counts as wrong (stopping, agreement)
+    generate: bool = False  # a row without a solution gets one sampled from the policy first
 
 
 @dataclass
@@ -54,6 +55,7 @@ class RowLabels:
     feedback: str = ""
     rollouts: int = 0
     seconds: float = 0.0
+    solution: str | None = None  # the solution labelled, when the policy wrote it
 
     def verdict(self) -> Verdict:
         """As a scoring job records it: score = share of steps labelled right, ``correct`` = all are."""
@@ -83,8 +85,9 @@ class StepLabeler:
         start = time.perf_counter()
         results: list[RowLabels | None] = [None] * len(rows)
         steps: dict[int, list[str]] = {}
+        solutions = self._solutions(rows)
         for i, row in enumerate(rows):
-            solution = row.get("completion")
+            solution = solutions.get(i, row.get("completion"))
             if not isinstance(solution, str):
                 results[i] = RowLabels("invalid_input", feedback="the row has no solution to label (`completion`)")
                 continue
@@ -130,7 +133,21 @@ class StepLabeler:
                 results[i] = RowLabels(status, feedback=failed[i], seconds=elapsed * len(pieces) / prefixes)
                 continue
             results[i] = self._finish(pieces, mc[i], judged.get(i), rollouts[i], elapsed * len(pieces) / prefixes)
+        for i, solution in solutions.items():
+            if results[i] is not None:
+                results[i].solution = solution  # type: ignore[union-attr]
         return [r if r is not None else RowLabels("error", feedback="not labelled") for r in results]
+
+    def _solutions(self, rows: Sequence[Mapping[str, Any]]) -> dict[int, str]:
+        """Solutions sampled from the policy for the rows that have none (``generate``)."""
+        if not self.config.generate:
+            return {}
+        missing = [i for i, row in enumerate(rows) if row.get("completion") is None]
+        if not missing:
+            return {}
+        texts = [self.policy.render(rows[i].get("prompt", "")) for i in missing]
+        sampled = self.policy.continue_texts(texts, 1, self.config.sampling)
+        return {i: out[0] for i, out in zip(missing, sampled, strict=True)}
 
     # ------------------------------------------------------------------ pieces
 

@@ -229,6 +229,16 @@ def test_label_steps_end_to_end_with_a_real_policy_resumes_and_reports(tmp_path,
     train_out = tmp_path / "prm"
     assert main(["train", "prm", "--data", str(out), "-o", str(train_out), "--max-steps", "1", "--batch-size", "2",
                  "--no-progress", "--eval-every", "0"]) == 0
+    # prompts only: --generate samples the solution from the policy first, and keeps it
+    prompts = write_jsonl(tmp_path / "q.jsonl", [{"question": "What is 6 + 1?", "answer": "7"}])
+    generated = tmp_path / "generated.jsonl"
+    assert main(["label", "steps", str(prompts), "-o", str(generated), "--policy", "smollm2", "--engine", "hf",
+                 "-k", "1", "--max-new-tokens", "24", "--generate", "--field", "prompt=question",
+                 "--no-progress"]) == 0
+    row = read_jsonl(generated)[0]
+    assert row["question"] == "What is 6 + 1?" and isinstance(row["completion"], str) and row["completion"]
+    assert row["verdict"]["status"] == "ok" and len(row["labels"]) == len(row["steps"]) >= 1
+    assert StepSplitter().split(row["completion"]) == row["steps"]
 
 
 def test_label_steps_refuses_agree_only_without_a_judge(tmp_path, capsys):
