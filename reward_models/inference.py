@@ -12,7 +12,6 @@ attention, window) so that serving cannot drift from training.
 from __future__ import annotations
 
 import json
-import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from rewardsmith.reward_models.data import Text
 from rewardsmith.reward_models.encoding import Encoded, Encoder
 from rewardsmith.reward_models.model import ModelLoadError, device_of, load_model, load_tokenizer, position_logits
 from rewardsmith.reward_models.steps import StepSplitter
+from rewardsmith.verifiers.reward_model import sigmoid
 
 META_FILE = "rewardsmith.json"
 IGNORE = -100.0
@@ -81,10 +81,6 @@ def predict(model: Any, encoded: Sequence[Encoded], pad_id: int, batch_size: int
     finally:
         model.train(was_training)
     return out
-
-
-def sigmoid(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,14 @@ are computed the same way.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-Aggregation = Literal["min", "product", "last", "mean"]
-AGGREGATIONS: tuple[Aggregation, ...] = ("min", "product", "last", "mean")
+from rewardsmith.verifiers.reward_model import AGGREGATIONS, aggregate
+
+__all__ = ["AGGREGATIONS", "THRESHOLDS", "aggregate", "auroc", "best_of_n", "best_threshold", "by_group",
+           "first_error", "mean_of", "pairwise_accuracy", "processbench_f1", "step_metrics"]
 
 
 def auroc(labels: Sequence[float], scores: Sequence[float]) -> float | None:
@@ -66,21 +67,6 @@ def best_threshold(step_scores: Sequence[Sequence[float]], truth: Sequence[int],
     return best
 
 
-def aggregate(step_scores: Sequence[float], how: Aggregation) -> float:
-    """One solution score from its step scores (PRM Best-of-N and the ``prm`` verifier)."""
-    if not step_scores:
-        return 0.0
-    if how == "min":
-        return min(step_scores)
-    if how == "product":
-        return math.prod(step_scores)
-    if how == "last":
-        return step_scores[-1]
-    if how == "mean":
-        return sum(step_scores) / len(step_scores)
-    raise ValueError(f"unknown aggregation {how!r}; choose one of {', '.join(AGGREGATIONS)}")
-
-
 def best_of_n(groups: Mapping[Any, Sequence[tuple[float, bool, str | None]]]) -> dict[str, float]:
     """RM@N beside majority@N and pass@N over groups of ``(rm score, correct, final answer)``.
 
@@ -123,5 +109,3 @@ def by_group(keys: Sequence[Any], values: Sequence[Any]) -> dict[Any, list[Any]]
         out.setdefault(key, []).append(value)
     return out
 
-
-Scorer = Callable[[Sequence[Any]], list[float]]

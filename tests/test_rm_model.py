@@ -263,6 +263,16 @@ def test_data_order_is_a_function_of_seed_and_epoch(tmp_path):
     assert sum(spread) < sum(plain)  # grouped by length: less padding
 
 
+def test_runs_with_different_precisions_share_a_process(tmp_path):
+    """accelerate keeps one state per process; a second run with another precision must still start."""
+    rows = stepwise(4, seed=12)
+    fp32 = Trainer(config(tmp_path / "a", precision="fp32", max_steps=1), rows, [], progress=False, log=lambda _: None)
+    bf16 = Trainer(config(tmp_path / "b", precision="bf16", max_steps=1), rows, [], progress=False, log=lambda _: None)
+    assert (fp32.bf16, bf16.bf16) == (False, True)
+    assert next(bf16.model.parameters()).dtype == torch.float32  # master weights stay fp32 under autocast
+    bf16.run()
+
+
 def test_holdout_keeps_a_prompts_rows_on_one_side():
     rows = stepwise(30, seed=6)
     train, held = holdout(rows, 0.2, seed=0)
