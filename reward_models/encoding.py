@@ -53,6 +53,7 @@ class Encoder:
     max_length: int = 1024
     chat_template: bool = True
     splitter: StepSplitter = field(default_factory=StepSplitter)
+    prefixes: bool = False  # a PRM input as one sequence per step prefix (encoders: see model.py)
 
     def __post_init__(self) -> None:
         self.use_template = bool(self.chat_template and getattr(self.tokenizer, "chat_template", None))
@@ -106,12 +107,13 @@ class Encoder:
         ids, start = self._frame(self.prompt_ids(prompt), comp)
         return Encoded(ids, [start + len(comp) - 1], [] if label is None else [float(label)])
 
-    def process(self, prompt: Text, steps: Sequence[str], labels: Sequence[float] | None = None) -> Encoded:
-        """A PRM input: the steps joined with the splitter's separator, a position per step."""
+    def process(self, prompt: Text, steps: Sequence[str], labels: Sequence[float] | None = None) -> list[Encoded]:
+        """A PRM input: the steps joined with the splitter's separator, a position per step (one
+        sequence; with ``prefixes``, one sequence per step prefix, each read at its end)."""
         text, spans = self.splitter.joined_spans(steps)
         return self._process(prompt, text, spans, labels)
 
-    def process_text(self, prompt: Text, completion: Text) -> Encoded:
+    def process_text(self, prompt: Text, completion: Text) -> list[Encoded]:
         """A raw completion, cut into steps by the splitter (what the ``prm`` verifier receives)."""
         prompt, text = split_completion(prompt, completion)
         spans = self.splitter.spans(text)
@@ -120,12 +122,21 @@ class Encoder:
         return self._process(prompt, text, spans, None)
 
     def _process(self, prompt: Text, text: str, spans: Sequence[tuple[int, int]],
-                 labels: Sequence[float] | None) -> Encoded:
+                 labels: Sequence[float] | None) -> list[Encoded]:
         enc = self.tokenizer(text, add_special_tokens=False, split_special_tokens=True, return_offsets_mapping=True)
         comp, offsets = list(enc["input_ids"]), enc["offset_mapping"]
         last = step_end_tokens(offsets, spans)
-        ids, start = self._frame(self.prompt_ids(prompt), comp)
-        return Encoded(ids, [start + i for i in last], [] if labels is None else [float(v) for v in labels])
+        prompt_ids = self.prompt_ids(prompt)
+        values = [float(v) for v in labels] if labels is not None else None
+        if not self.prefixes:
+            ids, start = self._frame(prompt_ids, comp)
+            return [Encoded(ids, [start + i for i in last], values or [])]
+        self._frame(prompt_ids, comp)  # the whole must fit, as without prefixes (TooLong otherwise)
+        out = []
+        for k, end in enumerate(last):  # the prefix ending at step k: what a PRM sees mid-generation
+            ids, start = self._frame(prompt_ids, comp[: end + 1])
+            out.append(Encoded(ids, [start + end], [values[k]] if values is not None else []))
+        return out
 
     def example(self, example: Pair | Point | Stepwise) -> list[Encoded]:
         """A training example as one sequence (pointwise, stepwise) or two (chosen, rejected)."""
@@ -136,7 +147,7 @@ class Encoder:
                     Encoded(rejected.input_ids, rejected.positions, [], example.margin)]
         if isinstance(example, Point):
             return [self.outcome(example.prompt, example.completion, example.label)]
-        return [self.process(example.prompt, example.steps, example.labels)]
+        return self.process(example.prompt, example.steps, example.labels)
 
     def _fallback_id(self) -> int:
         for name in ("unk_token_id", "eos_token_id", "pad_token_id"):

@@ -92,6 +92,7 @@ class ModelMeta:
     chat_template: bool = True
     separator: str = "\n\n"
     causal: bool = False
+    attention: str = "native"  # encoder PRMs: prefix | causal | bidirectional (see train.TrainConfig.attention)
     base: str = ""
     threshold: float = 0.5  # PRM: P(correct) below this marks a step wrong (chosen on validation data)
     num_labels: int = 1  # 2: a two-class head (hard PRM labels)
@@ -130,7 +131,7 @@ class RewardModel:
                                 pad_token_id=self.tokenizer.pad_token_id)
         self.model.to(device).eval()
         self.encoder = Encoder(self.tokenizer, self.meta.max_length, self.meta.chat_template,
-                               StepSplitter(self.meta.separator))
+                               StepSplitter(self.meta.separator), prefixes=self.meta.attention == "prefix")
         self.lock = threading.Lock()  # one forward at a time: threads share the model
 
     @classmethod
@@ -141,9 +142,9 @@ class RewardModel:
                 cls._cache[key] = cls(path, device, dtype)
             return cls._cache[key]
 
-    def encode(self, prompt: Text, completion: Text) -> Encoded:
+    def encode(self, prompt: Text, completion: Text) -> list[Encoded]:
         if self.meta.kind == "orm":
-            return self.encoder.outcome(prompt, completion)
+            return [self.encoder.outcome(prompt, completion)]
         return self.encoder.process_text(prompt, completion)
 
     def logits(self, rows: Sequence[tuple[Text, Text]], batch_size: int = 16) -> list[list[float] | Exception]:
@@ -157,7 +158,9 @@ class RewardModel:
         return self._run([lambda p=p, s=s: self.encoder.process(p, s) for p, s in rows], batch_size)
 
     def _run(self, encoders: Sequence[Any], batch_size: int) -> list[list[float] | Exception]:
-        encoded: list[Encoded | None] = []
+        """Each row's sequences (one, or one per step prefix) through the model together; a row's
+        values in order of its read positions."""
+        encoded: list[list[Encoded] | None] = []
         out: list[list[float] | Exception] = []
         for encode in encoders:
             try:
@@ -166,12 +169,12 @@ class RewardModel:
             except ValueError as exc:  # TooLong, an empty completion
                 encoded.append(None)
                 out.append(exc)
-        ready = [i for i, e in enumerate(encoded) if e is not None]
+        flat = [seq for seqs in encoded if seqs is not None for seq in seqs]
         with self.lock:
-            values = predict(self.model, [encoded[i] for i in ready], self.tokenizer.pad_token_id, batch_size,
-                             causal=self.meta.causal)
-        for i, v in zip(ready, values, strict=True):
-            out[i] = v
+            values = iter(predict(self.model, flat, self.tokenizer.pad_token_id, batch_size, causal=self.meta.causal))
+        for i, seqs in enumerate(encoded):
+            if seqs is not None:
+                out[i] = [x for _ in seqs for x in next(values)]
         return out
 
     def score(self, rows: Sequence[tuple[Text, Text]], batch_size: int = 16) -> list[list[float] | Exception]:

@@ -86,9 +86,12 @@ class TrainConfig:
     labels: Literal["auto", "hard", "soft"] = option("auto", "PRM labels: hard (cross-entropy), soft (BCE); "
                                                             "auto: soft when any label is strictly between 0 and 1")
     separator: str = option(DEFAULT_SEPARATOR, "joins a row's steps (and splits completions when served)")
-    attention: Literal["causal", "bidirectional"] = option(
-        "causal", "encoder PRMs: causal makes step i's score that of the prefix ending there (as in RL); "
-                  "decoders are causal anyway")
+    attention: Literal["prefix", "causal", "bidirectional"] = option(
+        "prefix", "encoder PRMs, so that step i's score is that of the prefix ending there (as during RL): "
+                  "prefix scores one sequence per step prefix (K times the tokens, the encoder's full "
+                  "attention within the prefix); causal masks attention to earlier tokens (one sequence, "
+                  "but a bidirectionally pretrained encoder learns slowly under it); bidirectional lets "
+                  "later steps in (for comparison only). Decoders are causal by themselves")
     chat_template: bool = option(True, "render the prompt with the tokenizer's chat template when it has one")
     # operating
     eval_fraction: Annotated[float, Range(ge=0, le=0.5)] = option(0.05, "rows held out for evaluation when "
@@ -159,8 +162,11 @@ class Trainer:
         # fp32 master weights whatever the checkpoint's dtype (bf16 is autocast's business)
         self.model = load_model(config.model, config.kind, num_labels=2 if self.hard else 1, dtype=torch.float32,
                                 pad_token_id=self.tokenizer.pad_token_id)
-        self.causal = self.kind == "prm" and config.attention == "causal" and is_bidirectional(self.model.config)
-        self.encoder = Encoder(self.tokenizer, config.max_length, config.chat_template, StepSplitter(config.separator))
+        encoder_prm = self.kind == "prm" and is_bidirectional(self.model.config)
+        self.attention = config.attention if encoder_prm else "native"
+        self.causal = self.attention == "causal"
+        self.encoder = Encoder(self.tokenizer, config.max_length, config.chat_template, StepSplitter(config.separator),
+                               prefixes=self.attention == "prefix")
         self.skipped: dict[str, int] = {}
         self.train_set = self._encode(self.raw_train, "train")
         self.eval_set = self._encode(self.raw_eval, "eval")
@@ -412,7 +418,7 @@ class Trainer:
     def fingerprint(self) -> dict[str, Any]:
         """What must match for a resume to continue the same run."""
         keys = ("kind", "model", "seed", "batch_size", "gradient_accumulation_steps", "lora", "labels",
-                "separator", "max_length", "group_by_length")
+                "separator", "max_length", "group_by_length", "attention")
         return {"config": {k: getattr(self.config, k) for k in keys}, "rows": len(self.train_set),
                 "total_steps": self.total_steps}
 
@@ -458,7 +464,8 @@ class Trainer:
         self.tokenizer.save_pretrained(tmp)
         threshold = float(final_eval.get("threshold", 0.5)) if self.kind == "prm" else 0.5
         meta = ModelMeta(kind=self.kind, max_length=self.config.max_length, chat_template=self.config.chat_template,
-                         separator=self.config.separator, causal=self.causal, base=self.config.model,
+                         separator=self.config.separator, causal=self.causal, attention=self.attention,
+                         base=self.config.model,
                          threshold=threshold, num_labels=2 if self.hard else 1)
         (tmp / META_FILE).write_text(json.dumps(meta.to_json(), indent=2))
         shutil.rmtree(target, ignore_errors=True)
@@ -504,7 +511,10 @@ def evaluate_encoded(model: Any, encoded: Sequence[tuple[Example, list[Encoded]]
         return {"auroc": metrics.auroc(labels, scores),
                 "accuracy": metrics.mean_of([float((s > 0) == (y >= 0.5)) for s, y in zip(scores, labels,
                                                                                           strict=True)])}
-    probs = [[sigmoid(x) for x in v] for v in values]
+    probs, k = [], 0
+    for _, seqs in encoded:  # a row's positions, over its one sequence or its prefixes
+        probs.append([sigmoid(x) for v in values[k:k + len(seqs)] for x in v])
+        k += len(seqs)
     labels = [list(e.labels) for e, _ in encoded]  # type: ignore[union-attr]
     out = metrics.step_metrics(probs, labels)
     truth = [_first_error(e) for e, _ in encoded]  # type: ignore[arg-type]

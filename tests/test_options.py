@@ -23,6 +23,7 @@ from rewardsmith.verifiers.math import MathVerifier
 from rewardsmith.verifiers.options import declared_options, describe, format_options, json_schema
 from rewardsmith.verifiers.registry import BUILTINS, get_factory
 
+
 # The smallest valid spec of each built-in (its required options filled in).
 def _saved_model_dir(kind: str) -> str:
     """A directory that passes the reward-model verifiers' build check (a ``rewardsmith.json``

@@ -59,7 +59,7 @@ def test_step_labels_sit_on_the_last_token_of_each_step(request, which, separato
     (plus separator whitespace), for an encoder and a byte-level BPE whose merges cross the separator."""
     tok = request.getfixturevalue(which)
     encoder = Encoder(tok, 512, chat_template=False, splitter=StepSplitter(separator))
-    encoded = encoder.process("A question?", STEPS, [1, 1, 0])
+    encoded = encoder.process("A question?", STEPS, [1, 1, 0])[0]
     assert len(encoded.positions) == 3 and encoded.labels == [1.0, 1.0, 0.0]
     assert encoded.positions == sorted(set(encoded.positions))
     bounds = [encoded.positions[0] - len(tok("Tom starts with 23 apples.", add_special_tokens=False)["input_ids"])]
@@ -134,23 +134,32 @@ def test_decoder_orm_reads_the_last_completion_token_whatever_the_padding(smol_t
     assert batched[1][0] != pytest.approx(alone, abs=1e-3)
 
 
-def test_causal_encoder_prm_scores_a_step_as_its_prefix(minilm_tok):
-    """With causal attention (the PRM default for encoders) step i's score is exactly the score of
-    the prefix that ends at step i, as during RL; bidirectional attention lets later steps leak in."""
+def test_encoder_prm_scores_a_step_as_its_prefix(minilm_tok):
+    """An encoder PRM's step i score is exactly the score of the prefix that ends at step i, as
+    during RL: with prefix scoring (the default: one sequence per prefix) and with causal masking;
+    plain bidirectional attention lets later steps leak in."""
     model = load_model("minilm", "prm", pad_token_id=minilm_tok.pad_token_id).eval()
     encoder = Encoder(minilm_tok, 256, chat_template=False)
-    full = encoder.process("A question?", STEPS)
-    prefix = encoder.process("A question?", STEPS[:2])
+    full = encoder.process("A question?", STEPS)[0]
+    prefix = encoder.process("A question?", STEPS[:2])[0]
     for causal, same in ((True, True), (False, False)):
         f = predict(model, [full], minilm_tok.pad_token_id, causal=causal)[0]
         p = predict(model, [prefix], minilm_tok.pad_token_id, causal=causal)[0]
         assert (f[:2] == pytest.approx(p, abs=1e-4)) is same
+    prefixes = Encoder(minilm_tok, 256, chat_template=False, prefixes=True)
+    per_step = prefixes.process("A question?", STEPS, [1, 1, 0])
+    assert len(per_step) == 3 and [e.labels for e in per_step] == [[1.0], [1.0], [0.0]]
+    scores = [v[0] for v in predict(model, per_step, minilm_tok.pad_token_id)]
+    alone = [predict(model, prefixes.process("A question?", STEPS[: k + 1]), minilm_tok.pad_token_id)[-1][0]
+             for k in range(3)]
+    assert scores == pytest.approx(alone, abs=1e-4)
+    assert per_step[-1].input_ids == encoder.process("A question?", STEPS)[0].input_ids  # the last prefix: all
 
 
 def test_position_logits_gathers_per_row(minilm_tok):
     model = load_model("minilm", "prm", pad_token_id=minilm_tok.pad_token_id).eval()
     encoder = Encoder(minilm_tok, 256, chat_template=False)
-    rows = [encoder.process("q", STEPS), encoder.process("q", STEPS[:1])]
+    rows = [encoder.process("q", STEPS)[0], encoder.process("q", STEPS[:1])[0]]
     batch = collate(rows, minilm_tok.pad_token_id)
     with torch.inference_mode():
         out = position_logits(model, batch["input_ids"], batch["attention_mask"], batch["positions"])
@@ -177,7 +186,7 @@ def losses(out_dir):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["pairwise", "pointwise", "stepwise"])
+@pytest.mark.parametrize("kind", ["pairwise", "pointwise", "stepwise", "stepwise-causal"])
 def test_training_lowers_the_loss_and_the_saved_model_scores_identically_as_a_verifier(tmp_path, kind):
     """Real weights, a few steps on one repeated batch: the loss must fall; then the saved model,
     loaded through the registry, gives exactly the scores the in-memory model gives."""
@@ -192,7 +201,7 @@ def test_training_lowers_the_loss_and_the_saved_model_scores_identically_as_a_ve
     else:
         examples, model_kind = rows, "prm"
     cfg = config(tmp_path, kind=model_kind, max_steps=16, batch_size=len(examples), eval_fraction=0.0,
-                 learning_rate=5e-4)
+                 learning_rate=5e-4, attention="causal" if kind == "stepwise-causal" else "prefix")
     trainer = Trainer(cfg, examples, examples, progress=False, log=lambda _: None)
     result = trainer.run()
     seen = losses(tmp_path / "out")
@@ -201,11 +210,12 @@ def test_training_lowers_the_loss_and_the_saved_model_scores_identically_as_a_ve
     samples = [Sample(prompt=r.prompt, completion=StepSplitter().join(r.steps)) for r in rows]
     verdicts = verifier.verify_batch(samples)
     assert all(v.status == "ok" for v in verdicts)
-    encoded = [trainer.encoder.outcome(s.prompt, s.completion) if model_kind == "orm"
+    encoded = [[trainer.encoder.outcome(s.prompt, s.completion)] if model_kind == "orm"
                else trainer.encoder.process_text(s.prompt, s.completion) for s in samples]
     in_memory = trainer.accelerator.unwrap_model(trainer.model, keep_fp32_wrapper=False)  # no bf16 autocast
-    memory = predict(in_memory, encoded, trainer.tokenizer.pad_token_id,
-                     causal=trainer.causal)
+    flat = iter(predict(in_memory, [seq for seqs in encoded for seq in seqs], trainer.tokenizer.pad_token_id,
+                        causal=trainer.causal))
+    memory = [[x for _ in seqs for x in next(flat)] for seqs in encoded]
     for verdict, values in zip(verdicts, memory, strict=True):
         probs = [1 / (1 + pow(2.718281828459045, -x)) for x in values]
         got = verdict.details["step_scores"] if model_kind == "prm" else [verdict.details["probability"]]
@@ -313,7 +323,7 @@ def test_decoder_prm_with_lora_trains_and_serves(tmp_path):
     seen = losses(tmp_path / "out")
     assert sum(seen[-2:]) < 0.8 * sum(seen[:2]), seen
     meta = json.loads((result.model_dir / "rewardsmith.json").read_text())
-    assert meta["kind"] == "prm" and meta["causal"] is False  # a decoder is causal by itself
+    assert meta["kind"] == "prm" and meta["attention"] == "native"  # a decoder is causal by itself
     verdict = build({"type": "prm", "path": str(result.model_dir)}).verify(
         Sample(prompt=rows[0].prompt, completion=StepSplitter().join(rows[0].steps)))
     assert verdict.status == "ok" and len(verdict.details["step_scores"]) == len(rows[0].steps)

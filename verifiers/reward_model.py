@@ -15,7 +15,9 @@ case) or ``uncertainty`` (mean − ``uncertainty_weight`` · std across the mode
 The ``prm`` score comes from the step probabilities in one of three forms:
 
 * ``raw``: the steps aggregated by ``aggregation`` (``min`` by default; ``product``, ``last``,
-  ``mean``), in [0, 1];
+  ``mean``), in [0, 1]. ``min`` and ``product`` can only fall when steps are added; ``mean`` can
+  be raised by appending easy steps and ``last`` ignores every step but one, so a policy trained
+  against either learns to exploit it (the padding test shows ``min`` holding);
 * ``clip``: Σ min(p_k − threshold, 0) over the steps, never above 0, so adding it to an outcome
   reward can only lower it, and no step a policy adds can raise it (Gao et al., 2024);
 * ``delta``: the per-step changes p_k − p_{k+1} (the last step keeps p_K), in
@@ -67,14 +69,22 @@ def ensemble(values: Sequence[float], how: str, weight: float) -> float:
     return mean
 
 
+AGGREGATIONS = ("min", "product", "last", "mean")
+
+
 def aggregate(steps: Sequence[float], how: str) -> float:
+    """One solution score from its step scores (the ``prm`` verifier, PRM Best-of-N)."""
+    if not steps:
+        return 0.0
     if how == "min":
         return min(steps)
     if how == "product":
         return math.prod(steps)
     if how == "last":
         return steps[-1]
-    return sum(steps) / len(steps)
+    if how == "mean":
+        return sum(steps) / len(steps)
+    raise ValueError(f"unknown aggregation {how!r}; choose one of {', '.join(AGGREGATIONS)}")
 
 
 @declare
@@ -153,7 +163,7 @@ class OutcomeRewardModel(_RewardModelVerifier):
             return Verdict(score=score, correct=False, status="ok",
                            feedback=f"the reward model cannot read this completion: {unreadable}",
                            details={"unreadable": True})
-        probs = [_sigmoid(r[0]) for r in per_model]
+        probs = [sigmoid(r[0]) for r in per_model]
         values = probs if self.output == "probability" else [max(LOGIT_FLOOR, r[0]) for r in per_model]
         score = ensemble(values, self.ensemble, self.uncertainty_weight)
         prob = ensemble(probs, self.ensemble, self.uncertainty_weight)
@@ -172,7 +182,9 @@ class ProcessRewardModel(_RewardModelVerifier):
     name = "prm"
     kind = "prm"
 
-    aggregation: Literal["min", "product", "last", "mean"] = option("min", "how step scores become one (form: raw)")
+    aggregation: Literal["min", "product", "last", "mean"] = option(
+        "min", "how step scores become one (form: raw); mean can be raised by appending easy steps, so a policy "
+               "trained on it learns to pad")
     form: Literal["raw", "clip", "delta"] = option(
         "raw", "raw: aggregated P(correct); clip: Σ min(p − threshold, 0) ≤ 0; delta: per-step changes, summed")
     threshold: Annotated[float, Range(ge=0, le=1)] | None = option(
@@ -186,7 +198,7 @@ class ProcessRewardModel(_RewardModelVerifier):
             steps = [0.0] * n_steps
             feedback = f"the reward model cannot read this completion: {unreadable}"
         else:
-            steps = [ensemble([_sigmoid(r[k]) for r in per_model], self.ensemble, self.uncertainty_weight)
+            steps = [ensemble([sigmoid(r[k]) for r in per_model], self.ensemble, self.uncertainty_weight)
                      for k in range(len(per_model[0]))]
             feedback = ""
         first_wrong = next((k for k, p in enumerate(steps) if p < threshold), -1)
@@ -206,5 +218,6 @@ class ProcessRewardModel(_RewardModelVerifier):
         return Verdict(score=score, correct=first_wrong < 0, status="ok", feedback=feedback, details=details)
 
 
-def _sigmoid(x: float) -> float:
+def sigmoid(x: float) -> float:
+    """P(correct) from log-odds, without overflow at either end."""
     return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
