@@ -62,7 +62,8 @@ def fold(train_subset: str, test_subset: str, args: argparse.Namespace, work: Pa
     config = TrainConfig.from_mapping({
         "kind": "prm", "model": args.model, "output_dir": str(work / f"{train_subset}"), "epochs": args.epochs,
         "batch_size": args.batch_size, "learning_rate": args.lr, "max_length": args.max_length, "lora": args.lora,
-        "eval_every": 0, "save_every": 0, "seed": args.seed, "resume": False, "eval_fraction": 0.0})
+        "eval_every": 0, "save_every": 0, "seed": args.seed, "resume": False, "eval_fraction": 0.0,
+        "attention": args.attention})
     run = Trainer(config, examples, [], progress=not args.no_progress, log=lambda m: print(m, flush=True)).run()
     rm = RewardModel(run.model_dir)
     threshold, chosen = metrics.best_threshold(step_probs(rm, threshold_rows), [r["label"] for r in threshold_rows])
@@ -85,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=1e-4)
     parser.add_argument("--max-length", type=int, default=512)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--attention", choices=["prefix", "causal", "bidirectional"], default="prefix",
+                        help="encoder PRMs: how step i is kept from seeing later steps (see TrainConfig)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     if not (DATA / "processbench_gsm8k.json").exists():

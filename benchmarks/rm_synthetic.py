@@ -123,7 +123,8 @@ def train(kind: str, examples: list[Any], evaluation: list[Any], args: argparse.
     config = TrainConfig.from_mapping({
         "kind": kind, "model": args.model, "output_dir": str(out), "learning_rate": args.lr, "epochs": args.epochs,
         "batch_size": args.batch_size, "max_length": 256, "eval_every": args.eval_every, "save_every": 0,
-        "log_every": 20, "seed": args.seed, "warmup_ratio": 0.05, "resume": False, "lora": args.lora})
+        "log_every": 20, "seed": args.seed, "warmup_ratio": 0.05, "resume": False, "lora": args.lora,
+        "attention": args.attention})
     trainer = Trainer(config, examples, evaluation, progress=not args.no_progress, log=lambda m: print(m, flush=True))
     return trainer.run()
 
@@ -183,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=2e-4)
     parser.add_argument("--lora", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--attention", choices=["prefix", "causal", "bidirectional"], default="prefix",
+                        help="encoder PRMs: how step i is kept from seeing later steps (see TrainConfig)")
     parser.add_argument("--eval-every", type=int, default=0)
     parser.add_argument("--skip", choices=["prm", "orm"], action="append", default=[])
     parser.add_argument("--no-progress", action="store_true")

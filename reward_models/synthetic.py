@@ -16,6 +16,9 @@ solution of the *same* problem are emitted side by side (so a model cannot separ
 the problem's wording), and step texts have the same templates either way. A linear model on
 n-grams and step lengths (``benchmarks/rm_synthetic.py``) is the check that this holds.
 
+The base variant tells its stories six ways (different sentence orders and places for the
+numbers): with two templates a model can learn "compare token 7 with token 19" instead of
+"compare this value with where it came from", and that shortcut does not transfer.
 ``variant="heldout"`` changes both the number range (3-digit starts) and the story and step
 templates, so a score that holds there cannot come from a template shortcut.
 ``kinds=("arithmetic",)`` injects the other kind — a wrong result from right operands — for
@@ -74,6 +77,38 @@ _BASE = (
            "Now the box holds {x} + {n} = {y} {items}.",
            "Now the box holds {x} - {n} = {y} {items}.",
            "The answer is {y}."),
+    _Story("A bus leaves the depot with {a} passengers.",
+           ("At the next stop {n} people get on.", "{n} passengers board at the station."),
+           ("At the next stop {n} people get off.", "{n} passengers leave at the market."),
+           "How many passengers are on the bus at the last stop?",
+           "The bus starts out carrying {a} passengers.",
+           "With the new riders, {x} + {n} = {y} passengers are on board.",
+           "Without those riders, {x} - {n} = {y} passengers are on board.",
+           "So {y} passengers are on the bus."),
+    _Story("{name} scores {a} points in the first round.",
+           ("{name} wins {n} points in a bonus round.", "{name} earns {n} points for a correct guess."),
+           ("{name} loses {n} points as a penalty.", "{n} points are taken from {name} for a foul."),
+           "What is {name}'s final score?",
+           "{name}'s score begins at {a} points.",
+           "The score rises: {x} + {n} = {y} points.",
+           "The score drops: {x} - {n} = {y} points.",
+           "{name} finishes the game with {y} points."),
+    _Story("A warehouse stores {a} crates of {items}.",
+           ("A truck delivers {n} crates.", "The night shift unloads {n} more crates."),
+           ("{n} crates are shipped to a shop.", "A customer collects {n} crates."),
+           "How many crates are in the warehouse now?",
+           "Initially there are {a} crates in stock.",
+           "Stock is now {x} + {n} = {y} crates.",
+           "Stock is now {x} - {n} = {y} crates.",
+           "Final answer: {y} crates."),
+    _Story("A farmer keeps {a} sheep.",
+           ("In spring {n} lambs are born.", "The farmer buys {n} sheep at the fair."),
+           ("The farmer sells {n} sheep.", "{n} sheep wander off and are not found."),
+           "How many sheep does the farmer have after all this?",
+           "The flock has {a} sheep to begin with.",
+           "The flock grows to {x} + {n} = {y} sheep.",
+           "The flock shrinks to {x} - {n} = {y} sheep.",
+           "The farmer is left with {y} sheep."),
 )
 
 _HELDOUT = (
