@@ -634,6 +634,6 @@ def format_summary(summary: Summary, title: str) -> str:
         parts = ", ".join(f"{k} {sum(v) / len(v):.3f}" for k, v in sorted(summary.components.items()))
         lines.append(f"  components    {parts}")
     lines.append(
-        f"  throughput    {summary.rows_per_s:.1f} rows/s  ({summary.scored_now} rows in {summary.seconds:.2f} s)"
+        f"  throughput    {summary.rows_per_s:.3g} rows/s  ({summary.scored_now} rows in {summary.seconds:.2f} s)"
     )
     return "\n".join(lines)

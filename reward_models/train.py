@@ -316,7 +316,7 @@ class Trainer:
         last_eval: dict[str, Any] = {}
         step = start_step
         try:
-            for step, epoch, micro in self.optimizer_steps(start_step):
+            for step, _epoch, micro in self.optimizer_steps(start_step):
                 grad_norm = self._optimizer_step(micro, window)
                 samples = sum(len(m) for m in micro)
                 samples_total += samples
@@ -325,7 +325,8 @@ class Trainer:
                 bar.update(1)
                 if done % self.config.log_every == 0 or done == self.total_steps:
                     now = time.perf_counter()
-                    record = {"step": done, "epoch": round(epoch + 0.0, 3), "loss": window["loss"] / window["steps"],
+                    record = {"step": done, "epoch": round(done / self.steps_per_epoch, 3),
+                              "loss": window["loss"] / window["steps"],
                               "accuracy": window["correct"] / max(window["count"], 1.0),
                               "lr": self.scheduler.get_last_lr()[0], "grad_norm": grad_norm,
                               "samples_per_s": window["samples"] / max(now - window_start, 1e-9)}
