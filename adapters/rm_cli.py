@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.reward_models.synthetic import VARIANTS
+
 LABEL_EPILOG = """\
 actions:
   outcome      a `rewardsmith score` output -> ORM rows: pointwise (prompt, completion,
@@ -105,8 +107,9 @@ def add_parsers(sub: Any) -> None:
     synth.add_argument("-o", "--output", type=Path, required=True, help="JSONL file to write")
     synth.add_argument("--problems", type=int, default=1000, help="problems (each: a correct and a wrong solution)")
     synth.add_argument("--seed", type=int, default=0)
-    synth.add_argument("--variant", choices=["base", "heldout"], default="base",
-                       help="heldout: other number range and other templates")
+    synth.add_argument("--variant", choices=list(VARIANTS), default="base",
+                       help="heldout: other number range and other templates; heldout-templates, "
+                            "heldout-numbers: only one of the two")
     synth.add_argument("--kinds", default="start,carry,answer",
                        help="error kinds, comma-separated: start, carry, answer, operand, arithmetic")
     synth.add_argument("--form", choices=["stepwise", "pointwise", "pairwise"], default="stepwise")

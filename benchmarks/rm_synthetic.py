@@ -7,7 +7,8 @@ not the last result), trains a PRM and an ORM on them with ``rewardsmith``'s tra
 in one run:
 
 * PRM first-error F1 (ProcessBench's metric) on a held-out split of the same generator and on the
-  held-out *variant* (other number range, other story and step templates), at a threshold chosen
+  held-out *variant* (other number range, other story and step templates; and each change alone,
+  to tell which one a drop comes from), at a threshold chosen
   on a separate validation split;
 * ORM AUROC (correct vs wrong solutions) on both, with the length-only AUROC beside it;
 * the baselines: always "no error" (F1 0), a random first-error guess, and a surface-feature model
@@ -195,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     train_rows = generate(args.problems, seed=1)
     valid = generate(200, seed=4)
     tests = {"test": generate(args.test_problems, seed=2),
-             "heldout_variant": generate(args.test_problems, seed=3, variant="heldout")}
+             "heldout_variant": generate(args.test_problems, seed=3, variant="heldout"),
+             "heldout_templates": generate(args.test_problems, seed=3, variant="heldout-templates"),
+             "heldout_numbers": generate(args.test_problems, seed=3, variant="heldout-numbers")}
     work = args.out or Path(tempfile.mkdtemp(prefix="rm-synthetic-"))
     results: dict[str, Any] = {"config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
                                "rows": {"train": len(train_rows), "valid": len(valid),
@@ -223,35 +226,37 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def print_table(r: dict[str, Any]) -> None:
-    def f(x: Any) -> str:
-        return "  n/a" if x is None else f"{x:5.3f}"
+    columns = {"test": "test", "heldout_variant": "variant", "heldout_templates": "templates only",
+               "heldout_numbers": "numbers only"}
 
-    print(f"\n{'':32}{'test':>10}{'heldout variant':>18}")
+    def row(label: str, values: dict[str, Any], key: str | None = None) -> None:
+        cells = [values.get(c) if key is None else values.get(c, {}).get(key) for c in columns]
+        print(f"{label:32}" + "".join("{:>16}".format("n/a" if v is None else f"{v:.3f}") for v in cells))
+
+    print(f"\n{'':32}" + "".join(f"{c:>16}" for c in columns.values()))
+    s = r["surface_baseline"]
     if "prm" in r:
         p = r["prm"]
-        print(f"{'PRM first-error F1 (ours)':32}{f(p['test']['f1']):>10}{f(p['heldout_variant']['f1']):>18}"
-              f"   threshold {p['threshold']} (chosen on validation, F1 there {p['valid_f1']:.3f})")
-        print(f"{'  step AUROC':32}{f(p['test']['step_auroc']):>10}{f(p['heldout_variant']['step_auroc']):>18}")
-        print(f"{'  outcome AUROC (min of steps)':32}{f(p['test']['outcome_auroc_min']):>10}"
-              f"{f(p['heldout_variant']['outcome_auroc_min']):>18}")
-        print(f"  trained in {p['train_seconds']:.0f} s ({p['steps']} steps, {p['rows_per_s']:.1f} rows/s); "
-              f"as a verifier {p['verifier_rows_per_s']:.1f} rows/s")
-    s = r["surface_baseline"]
-    print(f"{'PRM F1, surface baseline':32}{f(s['test']['first_error_f1']):>10}"
-          f"{f(s['heldout_variant']['first_error_f1']):>18}")
-    print(f"{'PRM F1, random guess':32}{f(r['random_f1']['test']):>10}{f(r['random_f1']['heldout_variant']):>18}")
-    print(f"{'PRM F1, always no error':32}{f(r['always_no_error_f1']['test']):>10}"
-          f"{f(r['always_no_error_f1']['heldout_variant']):>18}")
+        row("PRM first-error F1 (ours)", p, "f1")
+        row("  step AUROC", p, "step_auroc")
+        row("  outcome AUROC (min of steps)", p, "outcome_auroc_min")
+    row("PRM F1, surface baseline", s, "first_error_f1")
+    row("PRM F1, random guess", r["random_f1"])
+    row("PRM F1, always no error", r["always_no_error_f1"])
     if "orm" in r:
         o = r["orm"]
-        print(f"{'ORM AUROC (ours)':32}{f(o['test']['auroc']):>10}{f(o['heldout_variant']['auroc']):>18}")
-        print(f"  trained in {o['train_seconds']:.0f} s ({o['steps']} steps, {o['pairs_per_s']:.1f} pairs/s); "
+        row("ORM AUROC (ours)", o, "auroc")
+        row("ORM AUROC, length only", o, "length_only_auroc")
+    row("ORM AUROC, surface baseline", s, "orm_auroc")
+    if "prm" in r:
+        p = r["prm"]
+        print(f"PRM threshold {p['threshold']} (chosen on validation, F1 there {p['valid_f1']:.3f}); trained in "
+              f"{p['train_seconds']:.0f} s ({p['steps']} steps, {p['rows_per_s']:.1f} rows/s); as a verifier "
+              f"{p['verifier_rows_per_s']:.1f} rows/s")
+    if "orm" in r:
+        o = r["orm"]
+        print(f"ORM trained in {o['train_seconds']:.0f} s ({o['steps']} steps, {o['pairs_per_s']:.1f} pairs/s); "
               f"as a verifier {o['verifier_rows_per_s']:.1f} rows/s")
-        print(f"{'ORM AUROC, length only':32}{f(o['test']['length_only_auroc']):>10}"
-              f"{f(o['heldout_variant']['length_only_auroc']):>18}")
-    print(f"{'ORM AUROC, surface baseline':32}{f(s['test']['orm_auroc']):>10}"
-          f"{f(s['heldout_variant']['orm_auroc']):>18}")
-    print(f"{'ORM AUROC, random':32}{f(0.5):>10}{f(0.5):>18}")
 
 
 if __name__ == "__main__":

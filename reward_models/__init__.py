@@ -1,4 +1,5 @@
 """rewardsmith.reward_models: everything that loads or trains a torch model.
 
-Local judge models now; outcome and process reward models arrive with the reward-model issue.
+Outcome and process reward models (data, step labels, training, evaluation, inference) and the
+local judge models. Importing the package imports no torch; the modules that need it do.
 """

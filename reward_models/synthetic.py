@@ -20,7 +20,9 @@ The base variant tells its stories six ways (different sentence orders and place
 numbers): with two templates a model can learn "compare token 7 with token 19" instead of
 "compare this value with where it came from", and that shortcut does not transfer.
 ``variant="heldout"`` changes both the number range (3-digit starts) and the story and step
-templates, so a score that holds there cannot come from a template shortcut.
+templates, so a score that holds there cannot come from a template shortcut;
+``heldout-templates`` changes only the templates and ``heldout-numbers`` only the numbers, to
+tell which of the two a drop comes from.
 ``kinds=("arithmetic",)`` injects the other kind — a wrong result from right operands — for
 measuring how far a base gets when it must compute.
 
@@ -36,7 +38,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Variant = Literal["base", "heldout"]
+Variant = Literal["base", "heldout", "heldout-templates", "heldout-numbers"]
+VARIANTS: tuple[str, ...] = ("base", "heldout", "heldout-templates", "heldout-numbers")
 ErrorKind = Literal["start", "carry", "answer", "operand", "arithmetic"]
 KINDS: tuple[ErrorKind, ...] = ("start", "carry", "answer", "operand", "arithmetic")
 CONTRADICTIONS: tuple[ErrorKind, ...] = ("start", "carry", "answer")
@@ -130,9 +133,13 @@ _HELDOUT = (
            "Therefore the final balance is {y} dollars."),
 )
 
-_RANGES = {  # (start low, start high, operand low, operand high)
-    "base": (10, 99, 2, 60),
-    "heldout": (100, 999, 10, 400),
+_SMALL = (10, 99, 2, 60)  # (start low, start high, operand low, operand high)
+_LARGE = (100, 999, 10, 400)
+_VARIANTS = {  # variant: (stories, number ranges)
+    "base": (_BASE, _SMALL),
+    "heldout": (_HELDOUT, _LARGE),
+    "heldout-templates": (_HELDOUT, _SMALL),
+    "heldout-numbers": (_BASE, _LARGE),
 }
 
 
@@ -145,14 +152,14 @@ def generate(n_problems: int, seed: int = 0, variant: Variant = "base", ops: tup
 
 def iter_rows(n_problems: int, seed: int = 0, variant: Variant = "base", ops: tuple[int, int] = (2, 5),
               kinds: Sequence[ErrorKind] = CONTRADICTIONS, both: bool = True) -> Iterator[dict[str, Any]]:
-    if variant not in _RANGES:
-        raise ValueError(f"variant must be one of {sorted(_RANGES)}, got {variant!r}")
+    if variant not in _VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
     if not kinds or set(kinds) - set(KINDS):
         raise ValueError(f"kinds must be a non-empty subset of {', '.join(KINDS)}; got {list(kinds)}")
     rng = random.Random(f"{variant}:{seed}")
-    stories = _BASE if variant == "base" else _HELDOUT
+    stories, ranges = _VARIANTS[variant]
     for index in range(n_problems):
-        problem = _problem(rng, stories, _RANGES[variant], ops)
+        problem = _problem(rng, stories, ranges, ops)
         pair = f"{variant}-{seed}-{index}"
         if both:
             yield _row(problem, None, pair)

@@ -235,6 +235,25 @@ def test_heldout_variant_shares_no_template_and_uses_larger_numbers():
     assert max(int(re.findall(r"\d+", r["steps"][0])[0]) for r in base[::2]) < 100
 
 
+def test_single_change_variants_change_one_thing_each():
+    """heldout-templates: unseen templates, training's numbers; heldout-numbers: the reverse."""
+    base = generate(200, seed=1)
+    templates = generate(200, seed=1, variant="heldout-templates")
+    numbers = generate(200, seed=1, variant="heldout-numbers")
+
+    def shapes(rows):
+        return {re.sub(r"\d+", "N", s) for r in rows for s in r["steps"]}
+
+    def starts(rows):
+        return [int(re.findall(r"\d+", r["steps"][0])[0]) for r in rows[::2]]
+
+    assert not shapes(base) & shapes(templates) and max(starts(templates)) < 100
+    shared = shapes(numbers) & shapes(base)  # same templates (names and items drawn anew)
+    assert len(shared) > len(shapes(numbers)) / 2 and min(starts(numbers)) >= 100
+    with pytest.raises(ValueError, match="variant must be one of"):
+        generate(2, variant="other")
+
+
 def test_synthetic_generation_is_deterministic():
     assert json.dumps(generate(20, seed=3)) == json.dumps(generate(20, seed=3))
     assert json.dumps(generate(20, seed=3)) != json.dumps(generate(20, seed=4))
