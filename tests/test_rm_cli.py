@@ -170,7 +170,7 @@ def test_eval_reads_processbench_files_as_they_ship(trained, tmp_path):
 
 def test_a_trained_model_scores_the_same_in_score_server_and_trl(trained, synthetic_files, tmp_path):
     """`score`, the HTTP server and TRL's reward functions all give build(spec)'s reward, for the
-    model alone and composed (the outcome gate)."""
+    model alone and composed (the outcome gate; a weighted sum with the clipped process reward)."""
     import httpx
     from test_server import ServerThread
 
@@ -180,7 +180,9 @@ def test_a_trained_model_scores_the_same_in_score_server_and_trl(trained, synthe
 
     rows = read_jsonl(synthetic_files / "points.jsonl")[:6]
     for spec in ({"type": "prm", "path": str(trained / "prm" / "model")},
-                 {"type": "gate", "when": "math", "then": {"type": "orm", "path": str(trained / "orm" / "model")}}):
+                 {"type": "gate", "when": "math", "then": {"type": "orm", "path": str(trained / "orm" / "model")}},
+                 {"type": "weighted", "parts": ["math", {"type": "prm", "path": str(trained / "prm" / "model"),
+                                                         "form": "clip"}]}):
         samples = [Sample(prompt=r["prompt"], completion=r["completion"], fields={"answer": r["answer"]})
                    for r in rows]
         expected = [v.reward for v in build(spec).verify_batch(samples)]
