@@ -1,0 +1,766 @@
+"""The GRPO loop: sample a group of completions per prompt, score them with any reward spec,
+turn rewards into group advantages, and take ``num_iterations`` clipped policy-gradient updates.
+
+One step, in order (each phase timed and logged):
+
+1. *generate*: draw prompts (epoch order, optionally skipping prompts the pass-rate record says
+   are always or never solved), sample ``num_generations`` completions each;
+2. *score*: ``build(spec).verify_batch`` on every completion; an error verdict is left out of
+   its group's statistics and of the loss and counted, never paid as 0; a batch that is all
+   errors stops the run (an outage, not a signal); with dynamic sampling, sample again until
+   enough groups have reward variance;
+3. *reference*: log-probabilities before the update (when ``num_iterations`` > 1) and under the
+   reference model (when ``beta`` > 0);
+4. *update*: micro-batches, the loss of :mod:`.objective`, one optimizer step per iteration;
+5. *sync*: the sampler gets the new weights (vLLM; HF generates with them already).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import random
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from rewardsmith.adapters.fields import map_fields
+from rewardsmith.adapters.grpo.config import GRPOConfig
+from rewardsmith.adapters.grpo.data import Prompt, PromptSet
+from rewardsmith.adapters.grpo.generation import Generator, HFGenerator, Sampled, SamplingSettings
+from rewardsmith.adapters.grpo.objective import (
+    BatchTotals,
+    LossSettings,
+    group_advantages,
+    policy_loss,
+    sampler_correction,
+    token_logps,
+)
+from rewardsmith.adapters.grpo.sampling import PromptSampler
+from rewardsmith.verifiers.core import Sample, Verdict, Verifier
+
+CHECKPOINTS = "checkpoints"
+STATE_FILE = "trainer_state.pt"
+DONE_FILE = "complete.json"
+Log = Callable[[str], None]
+
+
+class RewardOutage(RuntimeError):
+    """Every completion of a step came back ``status=error``: the reward is down, not the policy."""
+
+
+@dataclass
+class Rollouts:
+    """One step's groups: ``group_size`` rows per prompt, group-major."""
+
+    prompts: list[Prompt]
+    group_size: int
+    completion_ids: list[list[int]]
+    truncated: list[bool]
+    sampler_logps: list[list[float]] | None
+    completions: list[Any]
+    verdicts: list[Verdict]
+    rewards: torch.Tensor  # (N,), NaN for error rows
+    passed: list[bool]
+    old_logps: list[torch.Tensor] | None = None
+    ref_logps: list[torch.Tensor] | None = None
+
+    def __len__(self) -> int:
+        return len(self.completion_ids)
+
+    def select_groups(self, groups: Sequence[int]) -> Rollouts:
+        rows = [g * self.group_size + j for g in groups for j in range(self.group_size)]
+        pick = lambda items: None if items is None else [items[i] for i in rows]  # noqa: E731
+        return Rollouts([self.prompts[g] for g in groups], self.group_size, pick(self.completion_ids),
+                        pick(self.truncated), pick(self.sampler_logps), pick(self.completions), pick(self.verdicts),
+                        self.rewards[rows] if rows else self.rewards[:0], pick(self.passed), pick(self.old_logps),
+                        pick(self.ref_logps))
+
+    @staticmethod
+    def concat(parts: Sequence[Rollouts]) -> Rollouts:
+        first = parts[0]
+        join = lambda name: (None if any(getattr(p, name) is None for p in parts)  # noqa: E731
+                             else [x for p in parts for x in getattr(p, name)])
+        return Rollouts([x for p in parts for x in p.prompts], first.group_size, join("completion_ids"),
+                        join("truncated"), join("sampler_logps"), join("completions"), join("verdicts"),
+                        torch.cat([p.rewards for p in parts]), join("passed"))
+
+
+@dataclass
+class GRPOResult:
+    output_dir: Path
+    model_dir: Path | None
+    steps: int
+    seconds: float
+    final_eval: dict[str, Any]
+    skipped_prompts: dict[str, int] = field(default_factory=dict)
+
+
+def passes(verdict: Verdict, threshold: float) -> bool:
+    """A completion passes when its verdict says correct; one without a correct flag passes at
+    ``threshold`` (the stated meaning of "pass" for a non-binary reward)."""
+    if verdict.status == "error":
+        return False
+    if verdict.correct is not None:
+        return bool(verdict.correct)
+    return verdict.score >= threshold
+
+
+class GRPOTrainer:
+    """One run. ``run()`` does it all; ``rollout`` and ``update`` are the two halves of a step,
+    public so tests and benchmarks can drive them (with any :class:`Generator`)."""
+
+    def __init__(self, config: GRPOConfig, train: PromptSet, evaluation: PromptSet | None = None, *,
+                 reward: Verifier | None = None, model: Any = None, tokenizer: Any = None,
+                 generator: Generator | None = None, progress: bool = True, log: Log = print) -> None:
+        from rewardsmith.verifiers.registry import build
+
+        self.config = config
+        self.log = log
+        self.progress = progress
+        self.out = Path(config.output_dir)
+        self.reward = reward if reward is not None else build(config.reward)  # fails before any model loads
+        if not train.prompts:
+            raise ValueError("no prompt to train on" + (f" ({train.describe()})" if train.skipped else ""))
+        self.train_set, self.eval_set = train, evaluation
+        device = config.device
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.device = torch.device(device)
+        self.bf16 = config.precision == "bf16" or (config.precision == "auto" and device == "cuda"
+                                                   and torch.cuda.is_bf16_supported())
+        self.loss_settings = LossSettings(config.loss_type, config.epsilon, config.epsilon_high,
+                                          config.importance_sampling_level, config.beta,
+                                          config.max_completion_length, config.delta, config.use_bias_correction_kl)
+        self.sampling = SamplingSettings(config.max_completion_length, config.temperature, config.top_p, config.top_k,
+                                         tuple(config.stop))
+        random.seed(config.seed)
+        torch.manual_seed(config.seed)
+        if tokenizer is None:
+            from rewardsmith.reward_models.model import load_tokenizer
+
+            tokenizer = load_tokenizer(config.model)
+        if model is None:
+            model = _load_policy(config.model)
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        self.tokenizer = tokenizer
+        self.model = self._prepare_model(model.to(self.device))
+        self.ref_model = self._reference_model() if config.beta > 0 else None
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        self.optimizer = _adamw(params, config)
+        updates = config.max_steps * config.num_iterations
+        from transformers import get_scheduler
+
+        self.scheduler = get_scheduler(config.lr_scheduler, self.optimizer,
+                                       num_warmup_steps=int(config.warmup_ratio * updates),
+                                       num_training_steps=updates)
+        self.generator = generator if generator is not None else self._make_generator()
+        self.sampler = PromptSampler(len(train.prompts), config.seed, window=config.pass_rate_window,
+                                     skip_extreme=config.skip_extreme_prompts, reprobe_after=config.reprobe_after)
+        self.step = 0
+        self.counters: dict[str, int] = {"error_rows": 0, "skipped_extreme": 0, "empty_steps": 0}
+        self._tensorboard: Any = None
+
+    # ------------------------------------------------------------------ setup
+
+    def _prepare_model(self, model: Any) -> Any:
+        config = self.config
+        if config.disable_dropout:
+            for module in model.modules():
+                if isinstance(module, torch.nn.Dropout):
+                    module.p = 0.0
+        if config.gradient_checkpointing:
+            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        if config.lora:
+            from peft import LoraConfig, get_peft_model
+
+            targets = config.lora_target_modules
+            lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
+                              target_modules=targets if isinstance(targets, str) else list(targets),
+                              task_type="CAUSAL_LM")
+            model = get_peft_model(model, lora)
+            if config.gradient_checkpointing:
+                model.enable_input_require_grads()
+        model.train()
+        return model
+
+    def _reference_model(self) -> Any:
+        """With LoRA the reference is the base model (adapters switched off); else a frozen copy."""
+        if self.config.lora:
+            return None
+        ref = copy.deepcopy(self.model).eval()
+        for p in ref.parameters():
+            p.requires_grad_(False)
+        return ref
+
+    def _make_generator(self) -> Generator:
+        if self.config.generator == "vllm":
+            from rewardsmith.adapters.grpo.vllm_engine import VLLMGenerator
+
+            return VLLMGenerator(self.config.model, self.tokenizer, self.model, self.config)
+        return HFGenerator(self.model, self.tokenizer, self.config.generation_batch_size)
+
+    def autocast(self) -> Any:
+        return torch.autocast(self.device.type, dtype=torch.bfloat16) if self.bf16 else nullcontext()
+
+    # ------------------------------------------------------------------ a step: rollouts
+
+    def samples(self, prompts: Sequence[Prompt], completions: Sequence[Any]) -> list[Sample]:
+        n = len(completions) // max(len(prompts), 1)
+        return [Sample(prompt=prompts[i // n].prompt, completion=completion,
+                       fields=map_fields(prompts[i // n].fields, self.config.columns))
+                for i, completion in enumerate(completions)]
+
+    def score(self, prompts: Sequence[Prompt], sampled: Sampled, group_size: int) -> Rollouts:
+        texts = self.tokenizer.batch_decode(sampled.completion_ids, skip_special_tokens=True)
+        completions: list[Any] = [
+            [{"role": "assistant", "content": text}] if not isinstance(prompts[i // group_size].prompt, str) else text
+            for i, text in enumerate(texts)]
+        verdicts = self.reward.verify_batch(self.samples(prompts, completions))
+        errors = [v for v in verdicts if v.status == "error"]
+        if verdicts and len(errors) == len(verdicts):
+            raise RewardOutage(f"all {len(verdicts)} completions of step {self.step + 1} came back status=error "
+                               f"(first: {errors[0].feedback or 'no message'}); nothing was trained on them. Fix "
+                               f"the reward backend, then rerun the same command to resume")
+        self.counters["error_rows"] += len(errors)
+        rewards = torch.tensor([math.nan if v.status == "error" else float(v.score) for v in verdicts])
+        passed = [passes(v, self.config.pass_threshold) for v in verdicts]
+        return Rollouts(list(prompts), group_size, sampled.completion_ids, sampled.truncated, sampled.sampler_logps,
+                        completions, verdicts, rewards, passed)
+
+    def rollout(self, prompts: Sequence[Prompt] | None = None) -> tuple[Rollouts, dict[str, float]]:
+        """Generate and score one step's groups; with dynamic sampling, keep sampling (up to
+        ``max_resample_rounds`` more rounds) until ``prompts_per_step`` groups have reward variance."""
+        config = self.config
+        timing = {"generate": 0.0, "score": 0.0}
+        stats = {"rounds": 0.0, "groups_sampled": 0.0, "informative_groups": 0.0, "tokens_generated": 0.0}
+        kept: list[Rollouts] = []
+        informative = 0
+        for round_ in range(1 + (config.max_resample_rounds if config.dynamic_sampling else 0)):
+            want = config.prompts_per_step - (informative if config.dynamic_sampling else 0)
+            if prompts is not None and round_ == 0:
+                chosen = list(prompts)
+            else:
+                indices, passed_over = self.sampler.draw(want, self.step)
+                self.counters["skipped_extreme"] += passed_over
+                chosen = [self.train_set.prompts[i] for i in indices]
+            started = time.perf_counter()
+            sampled = self.generator.generate([list(p.ids) for p in chosen], config.num_generations, self.sampling)
+            timing["generate"] += time.perf_counter() - started
+            stats["tokens_generated"] += sampled.tokens
+            started = time.perf_counter()
+            batch = self.score(chosen, sampled, config.num_generations)
+            timing["score"] += time.perf_counter() - started
+            advantages = group_advantages(batch.rewards, config.num_generations, config.scale_rewards)
+            for g, prompt in enumerate(chosen):
+                rows = range(g * config.num_generations, (g + 1) * config.num_generations)
+                self.sampler.record(prompt.index, sum(batch.passed[i] for i in rows) / len(rows), self.step)
+            useful = [g for g in range(len(chosen)) if not bool(advantages.zero_variance[g])]
+            stats["rounds"] += 1
+            stats["groups_sampled"] += len(chosen)
+            stats["informative_groups"] += len(useful)
+            if not config.dynamic_sampling:
+                kept.append(batch)
+                break
+            take = useful[: config.prompts_per_step - informative]
+            if take:
+                kept.append(batch.select_groups(take))
+            informative += len(take)
+            if informative >= config.prompts_per_step:
+                break
+        if not kept:
+            empty = Rollouts([], config.num_generations, [], [], None, [], [], torch.zeros(0), [])
+            return empty, {**timing, **stats}
+        return Rollouts.concat(kept), {**timing, **stats}
+
+    # ------------------------------------------------------------------ a step: the update
+
+    def micro_batches(self, n_rows: int) -> list[list[int]]:
+        size = self.config.micro_batch_size
+        return [list(range(i, min(i + size, n_rows))) for i in range(0, n_rows, size)]
+
+    def collate(self, batch: Rollouts, rows: Sequence[int]) -> dict[str, torch.Tensor]:
+        """Left-padded prompts then right-padded completions, as TRL lays them out; the loss mask
+        covers each completion up to and including its EOS (none for a masked truncated row)."""
+        pad = self.tokenizer.pad_token_id
+        n = batch.group_size
+        prompts = [list(batch.prompts[i // n].ids) for i in rows]
+        completions = [batch.completion_ids[i] for i in rows]
+        p_width = max(len(p) for p in prompts)
+        c_width = max(1, max(len(c) for c in completions))
+        input_ids, attention, mask = [], [], []
+        for i, p, c in zip(rows, prompts, completions, strict=True):
+            input_ids.append([pad] * (p_width - len(p)) + p + c + [pad] * (c_width - len(c)))
+            attention.append([0] * (p_width - len(p)) + [1] * (len(p) + len(c)) + [0] * (c_width - len(c)))
+            keep = not (self.config.mask_truncated_completions and batch.truncated[i])
+            mask.append([int(keep)] * len(c) + [0] * (c_width - len(c)))
+        as_tensor = lambda x, dtype=torch.long: torch.tensor(x, dtype=dtype, device=self.device)  # noqa: E731
+        out = {"input_ids": as_tensor(input_ids), "attention_mask": as_tensor(attention),
+               "mask": as_tensor(mask, torch.float32), "completion_length": torch.tensor(c_width)}
+        for name in ("old_logps", "ref_logps", "sampler_logps"):
+            values = getattr(batch, name)
+            if values is not None:
+                out[name] = torch.stack([_pad_to(torch.as_tensor(values[i], dtype=torch.float32), c_width)
+                                         for i in rows]).to(self.device)
+        return out
+
+    @torch.no_grad()
+    def reference_logps(self, batch: Rollouts) -> None:
+        """Log-probabilities the update compares against, computed before it: the policy's (for
+        ``num_iterations`` > 1, or to correct for the sampler) and the reference model's (beta > 0)."""
+        need_old = self.config.num_iterations > 1
+        need_ref = self.config.beta > 0
+        if not (need_old or need_ref):
+            return
+        old: list[torch.Tensor] = []
+        ref: list[torch.Tensor] = []
+        for rows in self.micro_batches(len(batch)):
+            inputs = self.collate(batch, rows)
+            length = int(inputs["completion_length"])
+            lengths = [len(batch.completion_ids[i]) for i in rows]
+            with self.autocast():
+                if need_old:
+                    logps, _ = token_logps(self.model, inputs["input_ids"], inputs["attention_mask"], length,
+                                           self.config.temperature)
+                    old += [row[:n].float().cpu() for row, n in zip(logps, lengths, strict=True)]
+                if need_ref:
+                    ctx = self.model.disable_adapter() if self.ref_model is None else nullcontext()
+                    with ctx:
+                        logps, _ = token_logps(self.ref_model or self.model, inputs["input_ids"],
+                                               inputs["attention_mask"], length, self.config.temperature)
+                    ref += [row[:n].float().cpu() for row, n in zip(logps, lengths, strict=True)]
+        batch.old_logps = old if need_old else None
+        batch.ref_logps = ref if need_ref else None
+
+    def compute_loss(self, batch: Rollouts, advantages: torch.Tensor, rows: Sequence[int], totals: BatchTotals,
+                     *, first_iteration: bool = True) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """One micro-batch's share of the batch loss (and its metric sums)."""
+        inputs = self.collate(batch, rows)
+        length = int(inputs["completion_length"])
+        with self.autocast():
+            logps, entropy = token_logps(self.model, inputs["input_ids"], inputs["attention_mask"], length,
+                                         self.config.temperature, entropy=True)
+        mask = inputs["mask"]
+        trainer_logps = inputs.get("old_logps", logps.detach())
+        is_ratio = None
+        if self.config.vllm_importance_sampling_correction and "sampler_logps" in inputs:
+            is_ratio = sampler_correction(trainer_logps, inputs["sampler_logps"], mask,
+                                          self.config.vllm_importance_sampling_mode,
+                                          self.config.vllm_importance_sampling_clip_max,
+                                          self.config.vllm_importance_sampling_clip_min)
+        loss, stats = policy_loss(logps, inputs.get("old_logps"), inputs.get("ref_logps"),
+                                  advantages[list(rows)].to(self.device), mask, self.loss_settings, totals, is_ratio)
+        stats["entropy"] = (entropy * mask).sum() if entropy is not None else torch.zeros(())
+        if first_iteration and "sampler_logps" in inputs:
+            gap = (trainer_logps - inputs["sampler_logps"]).abs() * mask
+            stats["sampler_gap_sum"] = gap.sum()
+            stats["sampler_gap_max"] = gap.max() if mask.any() else torch.zeros(())
+        return loss, stats
+
+    def prepare_update(self, batch: Rollouts) -> tuple[Rollouts, torch.Tensor, BatchTotals] | None:
+        """What the loss sees: the batch without error rows (and, when asked, zero-variance groups),
+        their advantages, and the batch totals the loss is normalised by. None: nothing to train on."""
+        config = self.config
+        adv = group_advantages(batch.rewards, batch.group_size, config.scale_rewards)
+        keep_groups = [g for g in range(len(batch.prompts))
+                       if not (config.filter_zero_variance_groups and bool(adv.zero_variance[g]))]
+        rows = [g * batch.group_size + j for g in keep_groups for j in range(batch.group_size)
+                if bool(adv.valid[g * batch.group_size + j])]
+        if not rows:
+            return None
+        trained = _subset_rows(batch, rows)
+        tokens = sum(_loss_tokens(trained, i, config.mask_truncated_completions) for i in range(len(trained)))
+        totals = BatchTotals(rows=len(trained), tokens=tokens,
+                             micro_batches=len(self.micro_batches(len(trained))))
+        return trained, adv.values[rows], totals
+
+    def accumulate_gradients(self, trained: Rollouts, advantages: torch.Tensor, totals: BatchTotals,
+                             iteration: int, sums: dict[str, float]) -> float:
+        """Backward through every micro-batch of one iteration (gradients add up to the batch's);
+        returns the batch loss and adds the metric sums into ``sums``."""
+        loss_total = 0.0
+        for rows in self.micro_batches(len(trained)):
+            loss, stats = self.compute_loss(trained, advantages, rows, totals, first_iteration=iteration == 0)
+            loss.backward()
+            loss_total += float(loss.detach())
+            for key, value in stats.items():
+                if key.endswith("_max"):
+                    sums[key] = max(sums.get(key, 0.0), float(value))
+                else:
+                    sums[key] = sums.get(key, 0.0) + float(value)
+        return loss_total
+
+    def update(self, batch: Rollouts) -> dict[str, float]:
+        """``num_iterations`` optimizer steps on one batch."""
+        config = self.config
+        prepared = self.prepare_update(batch)
+        if prepared is None:
+            self.counters["empty_steps"] += 1
+            return {"rows_in_loss": 0.0}
+        trained, advantages, totals = prepared
+        sums: dict[str, float] = {}
+        losses, norms = [], []
+        for iteration in range(config.num_iterations):
+            losses.append(self.accumulate_gradients(trained, advantages, totals, iteration, sums))
+            if config.max_grad_norm is not None:
+                norms.append(float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), config.max_grad_norm)))
+            self.optimizer.step()
+            self.scheduler.step()
+            self.optimizer.zero_grad(set_to_none=True)
+        all_tokens = max(sums.get("tokens", 0.0), 1.0)
+        metrics = {"rows_in_loss": float(totals.rows), "tokens_in_loss": float(totals.tokens),
+                   "loss": sum(losses) / len(losses), "entropy": sums.get("entropy", 0.0) / all_tokens,
+                   "clip_ratio_low": sums.get("clip_low", 0.0) / all_tokens,
+                   "clip_ratio_high": sums.get("clip_high", 0.0) / all_tokens,
+                   "clip_ratio": (sums.get("clip_low", 0.0) + sums.get("clip_high", 0.0)) / all_tokens,
+                   "ratio_max": sums.get("ratio_max", 1.0), "lr": self.scheduler.get_last_lr()[0]}
+        if config.beta > 0:
+            metrics["kl"] = sums.get("kl", 0.0) / all_tokens
+        if norms:
+            metrics["grad_norm"] = norms[0]
+        if "sampler_gap_sum" in sums:
+            metrics["sampler_logp_gap_mean"] = sums["sampler_gap_sum"] / max(sums["tokens"] / config.num_iterations, 1)
+            metrics["sampler_logp_gap_max"] = sums["sampler_gap_max"]
+        return metrics
+
+    # ------------------------------------------------------------------ the run
+
+    def train_step(self) -> dict[str, Any]:
+        """One step: rollouts, reference log-probs, update, sync; returns its log record."""
+        started = time.perf_counter()
+        batch, roll = self.rollout()
+        record: dict[str, Any] = {"step": self.step + 1}
+        record.update(_reward_stats(batch, self.config.num_generations))
+        started_ref = time.perf_counter()
+        if len(batch):
+            self.reference_logps(batch)
+        time_ref = time.perf_counter() - started_ref
+        started_update = time.perf_counter()
+        record.update(self.update(batch) if len(batch) else {"rows_in_loss": 0.0})
+        time_update = time.perf_counter() - started_update
+        started_sync = time.perf_counter()
+        self.generator.sync(self.model)
+        time_sync = time.perf_counter() - started_sync
+        self.step += 1
+        total = time.perf_counter() - started
+        groups = max(roll["groups_sampled"], 1.0)
+        record.update({
+            "informative_share": roll["informative_groups"] / groups, "sampling_rounds": roll["rounds"],
+            "groups_sampled": roll["groups_sampled"], "skipped_extreme_total": self.counters["skipped_extreme"],
+            "error_rows_total": self.counters["error_rows"],
+            "time_generate": roll["generate"], "time_score": roll["score"], "time_reference": time_ref,
+            "time_update": time_update, "time_sync": time_sync, "step_time": total,
+            "tokens_generated": roll["tokens_generated"],
+            "generate_tokens_per_s": roll["tokens_generated"] / max(roll["generate"], 1e-9)})
+        if len(batch):
+            self._write_samples(batch)
+        return record
+
+    def run(self) -> GRPOResult:
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.maybe_resume()
+        log_path = self.out / "log.jsonl"
+        _truncate_log(log_path, self.step)
+        _truncate_log(self.out / "samples.jsonl", self.step)
+        self.log(f"GRPO on {self.train_set.describe()} for {self.config.max_steps} steps of "
+                 f"{self.config.prompts_per_step} prompts x {self.config.num_generations} completions on "
+                 f"{self.device}{' (bf16)' if self.bf16 else ''}{', LoRA' if self.config.lora else ''}"
+                 f"{f', resuming at step {self.step}' if self.step else ''}")
+        started = time.perf_counter()
+        if self.step == 0 and self.eval_set and self.eval_set.prompts:
+            self._write(log_path, {"step": 0, **_prefixed("eval_", self.evaluate())})
+        bar = _progress(self.config.max_steps, self.step, self.progress)
+        try:
+            while self.step < self.config.max_steps:
+                record = self.train_step()
+                bar.update(1)
+                bar.set_postfix(reward=f"{record.get('reward_mean', float('nan')):.3f}",
+                                passed=f"{record.get('pass_rate', float('nan')):.2f}")
+                last = self.step == self.config.max_steps
+                if self.config.eval_every and self.step % self.config.eval_every == 0 and not last:
+                    record.update(_prefixed("eval_", self.evaluate()))
+                if self.step % self.config.log_every == 0 or last:
+                    self._write(log_path, record)
+                if self.config.save_every and self.step % self.config.save_every == 0 and not last:
+                    self.save_checkpoint()
+        finally:
+            bar.close()
+        seconds = time.perf_counter() - started
+        final_eval = self.evaluate() if self.eval_set and self.eval_set.prompts else {}
+        if final_eval:
+            self._write(log_path, {"step": self.step, **_prefixed("eval_", final_eval)})
+        model_dir = self.save_model() if self.config.save_model else None
+        from rewardsmith.adapters.grpo.report import plot_run
+
+        plot_run(log_path, self.out / "curves.png")
+        if self._tensorboard is not None:
+            self._tensorboard.close()
+        result = GRPOResult(self.out, model_dir, self.step, seconds, final_eval, dict(self.train_set.skipped))
+        (self.out / "result.json").write_text(json.dumps(asdict(result), indent=2, default=str))
+        return result
+
+    # ------------------------------------------------------------------ evaluation
+
+    def evaluate(self) -> dict[str, float]:
+        """pass@1 on the held-out prompts with the training reward (greedy unless
+        ``eval_temperature`` > 0), the mean reward, and the share of completions with an answer
+        the reward could read (``answered``: what format learning moves first)."""
+        assert self.eval_set is not None
+        prompts = self.eval_set.prompts[: self.config.eval_max_prompts]
+        settings = SamplingSettings(self.config.max_completion_length, self.config.eval_temperature,
+                                    self.config.top_p, self.config.top_k, tuple(self.config.stop))
+        sampled = self.generator.generate([list(p.ids) for p in prompts], 1, settings)
+        batch = self.score(prompts, sampled, 1)
+        scores = [v.score for v in batch.verdicts if v.status != "error"]
+        return {"pass_at_1": sum(batch.passed) / len(prompts), "reward_mean": sum(scores) / max(len(scores), 1),
+                "answered": sum(v.status not in ("no_answer", "error") for v in batch.verdicts) / len(prompts),
+                "prompts": float(len(prompts))}
+
+    # ------------------------------------------------------------------ output
+
+    def _write(self, path: Path, record: dict[str, Any]) -> None:
+        record = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in record.items()}
+        with path.open("a") as handle:
+            handle.write(json.dumps(record) + "\n")
+        if self.config.tensorboard:
+            if self._tensorboard is None:
+                from torch.utils.tensorboard import SummaryWriter
+
+                self._tensorboard = SummaryWriter(str(self.out / "tensorboard"))
+            for key, value in record.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool) and key != "step":
+                    self._tensorboard.add_scalar(key, value, record["step"])
+
+    def _write_samples(self, batch: Rollouts) -> None:
+        k = self.config.samples_per_step
+        if not k:
+            return
+        with (self.out / "samples.jsonl").open("a") as handle:
+            for i in range(min(k, len(batch))):
+                verdict = batch.verdicts[i]
+                completion = batch.completions[i]
+                text = completion if isinstance(completion, str) else completion[0]["content"]
+                handle.write(json.dumps({"step": self.step, "prompt": batch.prompts[i // batch.group_size].prompt,
+                                         "completion": text, "score": verdict.score, "status": verdict.status,
+                                         "correct": verdict.correct, "feedback": verdict.feedback,
+                                         "truncated": batch.truncated[i]}, default=str) + "\n")
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def checkpoint_dirs(self) -> list[Path]:
+        root = self.out / CHECKPOINTS
+        found = [p for p in root.glob("step-*") if (p / DONE_FILE).is_file()] if root.is_dir() else []
+        return sorted(found, key=lambda p: int(p.name.split("-")[1]))
+
+    def fingerprint(self) -> dict[str, Any]:
+        keys = ("model", "seed", "num_generations", "prompts_per_step", "lora", "max_completion_length",
+                "loss_type", "num_iterations", "max_steps")
+        return {"config": {k: getattr(self.config, k) for k in keys}, "prompts": len(self.train_set.prompts)}
+
+    def save_checkpoint(self) -> Path:
+        """Trainable weights, optimizer, scheduler, RNG and the prompt sampler, written to a
+        temporary folder and renamed with a completion marker last: a run killed mid-save resumes
+        from the checkpoint before."""
+        import numpy as np
+
+        target = self.out / CHECKPOINTS / f"step-{self.step}"
+        tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        state = {"step": self.step, "fingerprint": self.fingerprint(),
+                 "weights": {n: p.detach().cpu() for n, p in self.model.named_parameters() if p.requires_grad},
+                 "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
+                 "sampler": self.sampler.state_dict(), "counters": dict(self.counters),
+                 "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state(),
+                         "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None}}
+        torch.save(state, tmp / STATE_FILE)
+        (tmp / DONE_FILE).write_text(json.dumps({"step": self.step}))
+        shutil.rmtree(target, ignore_errors=True)
+        tmp.rename(target)
+        for old in self.checkpoint_dirs()[: -self.config.keep_checkpoints]:
+            shutil.rmtree(old, ignore_errors=True)
+        return target
+
+    def maybe_resume(self) -> int:
+        import numpy as np
+
+        found = self.checkpoint_dirs()
+        if not found or not self.config.resume:
+            return 0
+        state = torch.load(found[-1] / STATE_FILE, map_location="cpu", weights_only=False)
+        if state["fingerprint"] != self.fingerprint():
+            raise ValueError(f"{found[-1]} is from a different run ({state['fingerprint']} vs "
+                             f"{self.fingerprint()}); use another output_dir or set resume: false")
+        params = dict(self.model.named_parameters())
+        with torch.no_grad():
+            for name, value in state["weights"].items():
+                params[name].copy_(value.to(params[name].device))
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        self.sampler.load_state_dict(state["sampler"])
+        self.counters.update(state["counters"])
+        random.setstate(state["rng"]["python"])
+        np.random.set_state(state["rng"]["numpy"])
+        torch.set_rng_state(state["rng"]["torch"])
+        if state["rng"]["cuda"] is not None and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(state["rng"]["cuda"])
+        self.step = int(state["step"])
+        self.generator.sync(self.model)
+        self.log(f"resuming from {found[-1]} (step {self.step} of {self.config.max_steps})")
+        return self.step
+
+    def save_model(self) -> Path:
+        model = self.model.merge_and_unload() if self.config.lora else self.model
+        target = self.out / "model"
+        tmp = target.with_name(f".model.tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        model.save_pretrained(tmp)
+        self.tokenizer.save_pretrained(tmp)
+        shutil.rmtree(target, ignore_errors=True)
+        tmp.rename(target)
+        return target
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _load_policy(name: str) -> Any:
+    """fp32 master weights whatever the checkpoint's dtype (bf16 is autocast's business)."""
+    from transformers import AutoModelForCausalLM
+
+    from rewardsmith.reward_models.model import ModelLoadError, resolve
+
+    try:
+        return AutoModelForCausalLM.from_pretrained(resolve(name), dtype=torch.float32)
+    except OSError as exc:
+        raise ModelLoadError(f"cannot load the policy {name!r}: {exc}") from exc
+
+
+def _pad_to(row: torch.Tensor, width: int) -> torch.Tensor:
+    return torch.cat([row, row.new_zeros(width - row.numel())]) if row.numel() < width else row[:width]
+
+
+def _subset_rows(batch: Rollouts, rows: Sequence[int]) -> Rollouts:
+    """A batch of some rows (group structure no longer needed: advantages are fixed already).
+    Each row keeps its own prompt, so group_size becomes 1."""
+    pick = lambda items: None if items is None else [items[i] for i in rows]  # noqa: E731
+    n = batch.group_size
+    return Rollouts([batch.prompts[i // n] for i in rows], 1, pick(batch.completion_ids), pick(batch.truncated),
+                    pick(batch.sampler_logps), pick(batch.completions), pick(batch.verdicts), batch.rewards[list(rows)],
+                    pick(batch.passed), pick(batch.old_logps), pick(batch.ref_logps))
+
+
+def _loss_tokens(batch: Rollouts, i: int, mask_truncated: bool) -> int:
+    return 0 if mask_truncated and batch.truncated[i] else len(batch.completion_ids[i])
+
+
+def _reward_stats(batch: Rollouts, group_size: int) -> dict[str, float]:
+    """Reward mean/std, per-component means, pass rate, zero-variance share and lengths
+    (all, cut at the limit, passing vs failing completions)."""
+    if not len(batch):
+        return {}
+    valid = ~torch.isnan(batch.rewards)
+    rewards = batch.rewards[valid]
+    adv = group_advantages(batch.rewards, group_size)
+    lengths = [len(c) for c in batch.completion_ids]
+    good = [n for n, p in zip(lengths, batch.passed, strict=True) if p]
+    bad = [n for n, p in zip(lengths, batch.passed, strict=True) if not p]
+    out = {"reward_mean": float(rewards.mean()) if rewards.numel() else math.nan,
+           "reward_std": float(rewards.std()) if rewards.numel() > 1 else 0.0,
+           "pass_rate": sum(batch.passed) / len(batch), "error_rows": float((~valid).sum()),
+           "zero_variance_share": float(adv.zero_variance.float().mean()),
+           "length_mean": sum(lengths) / len(lengths), "clipped_share": sum(batch.truncated) / len(batch),
+           "length_passing": sum(good) / len(good) if good else math.nan,
+           "length_failing": sum(bad) / len(bad) if bad else math.nan}
+    components: dict[str, list[float]] = {}
+    for verdict in batch.verdicts:
+        for name, value in verdict.components.items():
+            if value is not None:
+                components.setdefault(name, []).append(float(value))
+    out.update({f"reward/{name}": sum(v) / len(v) for name, v in components.items()})
+    return out
+
+
+def _prefixed(prefix: str, values: dict[str, Any]) -> dict[str, Any]:
+    return {f"{prefix}{k}": v for k, v in values.items()}
+
+
+def _truncate_log(path: Path, step: int) -> None:
+    """Drop records past ``step`` (written after the checkpoint a resume starts from), so a resumed
+    run's log has every step once."""
+    if not path.exists():
+        return
+    if step == 0:
+        path.unlink()
+        return
+    kept = [line for line in path.read_text().splitlines() if line.strip() and json.loads(line).get("step", 0) <= step]
+    path.write_text("".join(line + "\n" for line in kept))
+
+
+def _adamw(params: list[Any], config: GRPOConfig) -> Any:
+    kwargs = {"lr": config.learning_rate, "weight_decay": config.weight_decay,
+              "betas": (config.adam_beta1, config.adam_beta2)}
+    try:
+        return torch.optim.AdamW(params, fused=True, **kwargs)
+    except (RuntimeError, TypeError, ValueError):
+        return torch.optim.AdamW(params, **kwargs)
+
+
+def _progress(total: int, done: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=done, disable=not enabled, desc="grpo", unit="step", dynamic_ncols=True)
+
+
+def build_trainer(config: GRPOConfig, data: str | Path, *, progress: bool = True, log: Log = print) -> GRPOTrainer:
+    """The reward first (a spec that cannot be built fails before any model loads), then the
+    tokenizer and the prompts (too-long and malformed rows reported), then the trainer."""
+    from rewardsmith.adapters.grpo.data import load_prompts
+    from rewardsmith.reward_models.model import load_tokenizer
+    from rewardsmith.verifiers.registry import build
+
+    reward = build(config.reward)
+    tokenizer = load_tokenizer(config.model)
+    limit = config.max_prompt_length or _context_length(config.model) - config.max_completion_length
+    if limit <= 0:
+        raise ValueError(f"max_completion_length {config.max_completion_length} leaves no room for a prompt in "
+                         f"the model's context; lower it or set max_prompt_length")
+    train = load_prompts(data, tokenizer, config.prompt_field, config.chat_template, limit)
+    log(f"data: {train.describe()}")
+    for problem in train.problems:
+        log(f"  {data}: {problem}")
+    evaluation = None
+    if config.eval_data:
+        evaluation = load_prompts(config.eval_data, tokenizer, config.prompt_field, config.chat_template, limit)
+        log(f"eval data: {evaluation.describe()}")
+    elif config.eval_fraction > 0:
+        train, evaluation = split_prompts(train, config.eval_fraction, config.seed)
+    return GRPOTrainer(config, train, evaluation, reward=reward, tokenizer=tokenizer, progress=progress, log=log)
+
+
+def split_prompts(prompts: PromptSet, fraction: float, seed: int) -> tuple[PromptSet, PromptSet]:
+    """Hold out a seeded share of the prompts (at least one, at most all but one)."""
+    order = list(range(len(prompts.prompts)))
+    random.Random(seed).shuffle(order)
+    n = min(max(1, round(fraction * len(order))), len(order) - 1)
+    held = set(order[:n])
+    train = PromptSet([p for i, p in enumerate(prompts.prompts) if i not in held], prompts.skipped, prompts.problems)
+    return train, PromptSet([p for i, p in enumerate(prompts.prompts) if i in held])
+
+
+def _context_length(model: str) -> int:
+    from transformers import AutoConfig
+
+    from rewardsmith.reward_models.model import resolve
+
+    config = AutoConfig.from_pretrained(resolve(model))
+    return int(getattr(config, "max_position_embeddings", None) or 2048)

@@ -1,0 +1,188 @@
+"""The GRPO loop's loss and gradients against TRL 1.16's ``GRPOTrainer``, on the same inputs.
+
+Both trainers get the same model object (so the same weights), the same two chat prompts,
+the same eight completions and the same reward spec (``math``, through our TRL reward functions
+on TRL's side and ``build`` on ours). Sampling is random in both, so both are handed the same
+completions: TRL's generation method is replaced by one returning them (TRL's own
+``_generate_and_score_completions`` then tokenises the prompts, scores, computes advantages,
+the old and the reference log-probabilities), and our loop gets a generator that replays them.
+
+Iteration 1 compares at the sampling weights (ratio 1); the weights are then moved, so that
+iteration 2 compares with ratios far from 1: clipping on both sides, ``epsilon_high`` and
+sequence-level importance sampling are exercised (each case asserts clipped tokens exist).
+Tolerance: losses within 1e-5 (relative), gradients within 1e-4 in relative L2 norm and each
+parameter's gradient within 1e-5 of the largest gradient entry (fp32, CPU; the two compute
+log-probabilities with different kernels, so they agree to rounding, not bit for bit).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("trl")
+
+from rewardsmith.adapters.grpo.config import GRPOConfig  # noqa: E402
+from rewardsmith.adapters.grpo.data import encode_rows  # noqa: E402
+from rewardsmith.adapters.grpo.generation import Sampled, SamplingSettings, cut_completion  # noqa: E402
+from rewardsmith.adapters.grpo.loop import GRPOTrainer  # noqa: E402
+from rewardsmith.verifiers import build  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+PROMPTS = [("What is 3 + 4? Give only the final number in \\boxed{}.", "7"),
+           ("What is 12 + 9? Give only the final number in \\boxed{}.", "21")]
+# Per prompt, four completions: right, wrong, right with more words, cut at the limit.
+TEXTS = [["\\boxed{7}", "\\boxed{8}", "The sum is 3 + 4 = 7, so \\boxed{7}", "Let me think about this for a while"],
+         ["\\boxed{21}", "It is \\boxed{20}", "\\boxed{22}", "12 plus 9 gives \\boxed{21}"]]
+MAX_LEN = 12
+TEMPERATURE = 0.7
+STEP = 3.0  # L2 length of the move between the two iterations
+
+
+class ReplayGenerator:
+    """Hands out fixed completions (token ids cut at EOS or the length limit): sampling is random in
+    both trainers, and the comparison is of what they compute from the same completions."""
+
+    def __init__(self, completions: list[list[int]], eos: set[int]) -> None:
+        self.completions = completions
+        self.eos = eos
+
+    def generate(self, prompt_ids, n, sampling: SamplingSettings) -> Sampled:
+        cut = [cut_completion(ids[: sampling.max_new_tokens], self.eos) for ids in self.completions]
+        ids = [c for c, _ in cut]
+        return Sampled(ids, [t for _, t in cut], None, sum(map(len, ids)))
+
+    def sync(self, model) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def tiny_model_dir(tmp_path_factory):
+    """A small Llama with SmolLM2's tokenizer and chat template: the same architecture and
+    tokenisation as the real policy, small enough to run twelve comparisons in seconds."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from rewardsmith.reward_models.model import load_tokenizer
+
+    tokenizer = load_tokenizer("smollm2")
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+                         pad_token_id=tokenizer.pad_token_id, tie_word_embeddings=True)
+    model = LlamaForCausalLM(config)
+    with torch.no_grad():  # sharper logits than the init's, so ratios move visibly when weights do
+        model.model.embed_tokens.weight.mul_(5)
+    path = tmp_path_factory.mktemp("tiny-llama")
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return str(path)
+
+
+def _completions(tokenizer) -> list[list[int]]:
+    """Each text with its EOS, cut at MAX_LEN tokens as the sampler would (the long ones lose it)."""
+    return [(tokenizer(text, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id])[:MAX_LEN]
+            for group in TEXTS for text in group]
+
+
+def _trl_trainer(model_dir, tmp_path, **switches):
+    from datasets import Dataset
+    from trl import GRPOConfig as TRLConfig
+    from trl import GRPOTrainer as TRLTrainer
+
+    from rewardsmith.adapters.trl import reward_funcs
+
+    rows = [{"prompt": [{"role": "user", "content": q}], "answer": a} for q, a in PROMPTS]
+    args = TRLConfig(output_dir=str(tmp_path / "trl"), use_cpu=True, bf16=False, report_to=[],
+                     per_device_train_batch_size=8, gradient_accumulation_steps=1, num_generations=4,
+                     max_completion_length=MAX_LEN, temperature=TEMPERATURE, epsilon_high=0.28,
+                     num_iterations=2, learning_rate=1e-5, **switches)
+    trainer = TRLTrainer(model=model_dir, reward_funcs=reward_funcs("math"), args=args,
+                         train_dataset=Dataset.from_list(rows))
+    trainer.current_gradient_accumulation_steps = 1
+    trainer.model.train()
+    return trainer, rows
+
+
+def _grads(model) -> dict[str, torch.Tensor]:
+    return {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+
+
+def _assert_close_grads(ours: dict, theirs: dict) -> None:
+    assert ours.keys() == theirs.keys() and ours
+    flat_o = torch.cat([g.flatten() for g in ours.values()])
+    flat_t = torch.cat([g.flatten() for g in theirs.values()])
+    assert flat_t.norm() > 0
+    assert (flat_o - flat_t).norm() / flat_t.norm() < 1e-4
+    scale = flat_t.abs().max()
+    worst = max(float((ours[n] - theirs[n]).abs().max()) for n in ours)
+    assert worst <= 1e-5 * float(scale) + 1e-9
+
+
+CASES = [(loss, beta, level) for loss in ("grpo", "dr_grpo", "dapo") for beta in (0.0, 0.04)
+         for level in ("token", "sequence")]
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(("loss_type", "beta", "level"), CASES)
+def test_loss_and_gradients_match_trl(tiny_model_dir, tmp_path, loss_type, beta, level):
+    trl_trainer, rows = _trl_trainer(tiny_model_dir, tmp_path, loss_type=loss_type, beta=beta,
+                                     importance_sampling_level=level)
+    model, tokenizer = trl_trainer.model, trl_trainer.processing_class
+    completions = _completions(tokenizer)
+    trl_trainer._generate_single_turn = lambda *args, **kwargs: ([list(c) for c in completions], None)
+    inputs = [copy.deepcopy(rows[0]) for _ in range(4)] + [copy.deepcopy(rows[1]) for _ in range(4)]
+    trl_batch = trl_trainer._generate_and_score_completions(inputs)
+
+    config = GRPOConfig(model=tiny_model_dir, reward="math", output_dir=str(tmp_path / "ours"), device="cpu",
+                        num_generations=4, prompts_per_step=2, max_completion_length=MAX_LEN,
+                        temperature=TEMPERATURE, loss_type=loss_type, beta=beta, epsilon_high=0.28,
+                        importance_sampling_level=level, num_iterations=2, micro_batch_size=8)
+    prompts = encode_rows(((i + 1, r, None) for i, r in enumerate(rows)), tokenizer, "prompt", "auto", 256)
+    eos = {tokenizer.eos_token_id}
+    ours = GRPOTrainer(config, prompts, reward=build("math"), model=model, tokenizer=tokenizer,
+                       generator=ReplayGenerator(completions, eos), progress=False, log=lambda _: None)
+    batch, _ = ours.rollout(prompts.prompts)
+    ours.reference_logps(batch)
+    trained, advantages, totals = ours.prepare_update(batch)
+
+    # the same prompts, rewards, advantages, old and reference log-probabilities
+    trl_prompt_rows = [[t for t, m in zip(ids, mask, strict=True) if m]
+                       for ids, mask in zip(trl_batch["prompt_ids"].tolist(), trl_batch["prompt_mask"].tolist(),
+                                            strict=True)]
+    assert trl_prompt_rows == [list(batch.prompts[i // 4].ids) for i in range(8)]
+    assert torch.allclose(advantages, trl_batch["advantages"].float(), atol=1e-5)
+    assert advantages.abs().sum() > 0
+    mask = trl_batch["completion_mask"].float()
+    width = mask.shape[1]
+    ours_old = torch.stack([torch.nn.functional.pad(r, (0, width - r.numel())) for r in trained.old_logps])
+    assert torch.allclose(ours_old * mask, trl_batch["old_per_token_logps"] * mask, atol=1e-4)
+    if beta:
+        ours_ref = torch.stack([torch.nn.functional.pad(r, (0, width - r.numel())) for r in trained.ref_logps])
+        assert torch.allclose(ours_ref * mask, trl_batch["ref_per_token_logps"] * mask, atol=1e-4)
+    assert int(trl_batch["num_items_in_batch"]) == totals.tokens
+
+    for iteration in range(2):
+        model.zero_grad(set_to_none=True)
+        trl_loss = trl_trainer.compute_loss(model, trl_batch)
+        trl_loss.backward()
+        theirs = _grads(model)
+        model.zero_grad(set_to_none=True)
+        sums: dict[str, float] = {}
+        our_loss = ours.accumulate_gradients(trained, advantages, totals, iteration, sums)
+        mine = _grads(model)
+        assert our_loss == pytest.approx(float(trl_loss), rel=1e-5, abs=1e-7)
+        _assert_close_grads(mine, theirs)
+        if iteration == 1:
+            assert sums["clip_low"] > 0 and sums["clip_high"] > 0, "the moved weights must clip on both sides"
+            assert sums["ratio_max"] > 1.28  # past epsilon_high, not only epsilon
+        else:  # a long step down the loss: ratios move far from 1, up for rewarded completions
+            norm = torch.cat([g.flatten() for g in theirs.values()]).norm()
+            with torch.no_grad():
+                for name, p in model.named_parameters():
+                    if name in theirs:
+                        p.add_(theirs[name] * (-STEP / norm))
+    model.zero_grad(set_to_none=True)
