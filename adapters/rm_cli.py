@@ -155,10 +155,36 @@ def add_parsers(sub: Any) -> None:
     steps.add_argument("--no-progress", action="store_true")
     steps.set_defaults(handler=_label_steps)
 
-    train = sub.add_parser("train", help="train an outcome (orm) or process (prm) reward model",
-                           description="Train a reward model on pairwise, pointwise or stepwise rows.",
-                           epilog=TRAIN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    train.add_argument("kind", choices=["orm", "prm"])
+    train_parser = sub.add_parser("train", help="train a reward model (orm, prm) or a policy with GRPO (grpo)",
+                                  description="Train an outcome or process reward model, or a policy with GRPO.")
+    kinds = train_parser.add_subparsers(dest="kind", required=True, metavar="KIND")
+    for kind, text in (("orm", "an outcome reward model (one score per completion)"),
+                       ("prm", "a process reward model (one score per step)")):
+        train = kinds.add_parser(kind, help=f"train {text}", description=f"Train {text} on "
+                                 "pairwise, pointwise or stepwise rows.", epilog=TRAIN_EPILOG,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+        _add_rm_train_arguments(train)
+        train.set_defaults(handler=_train)
+    from rewardsmith.adapters.grpo.cli import add_parser as add_grpo_parser
+
+    add_grpo_parser(kinds)
+
+    evaluate = sub.add_parser("eval", help="evaluate a reward model (accuracy, AUROC, ProcessBench F1, Best-of-N)",
+                              description="Evaluate a trained reward model.", epilog=EVAL_EPILOG,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    evaluate.add_argument("what", choices=["rm"])
+    evaluate.add_argument("model", help="a model directory saved by `rewardsmith train`")
+    evaluate.add_argument("--data", action="append", required=True, metavar="FILE", help="rows to evaluate on")
+    evaluate.add_argument("--threshold-data", default=None, metavar="FILE",
+                          help="PRM: stepwise rows the first-error threshold is chosen on (a declared split)")
+    evaluate.add_argument("--threshold", type=float, default=None, help="PRM: use this threshold instead")
+    evaluate.add_argument("-o", "--output", type=Path, default=None, metavar="DIR", help="report folder")
+    evaluate.add_argument("--device", default="auto")
+    evaluate.add_argument("--batch-size", type=int, default=32)
+    evaluate.set_defaults(handler=_eval)
+
+
+def _add_rm_train_arguments(train: argparse.ArgumentParser) -> None:
     train.add_argument("--data", action="append", default=[], metavar="FILE", help="training rows (repeatable)")
     train.add_argument("--eval-data", action="append", default=[], metavar="FILE",
                        help="evaluation rows (default: eval_fraction of --data, held out by prompt)")
@@ -179,21 +205,6 @@ def add_parsers(sub: Any) -> None:
     train.add_argument("--no-resume", action="store_true", help="start over even when checkpoints exist")
     train.add_argument("--no-progress", action="store_true")
     train.add_argument("--list-config", action="store_true", help="print every config key and exit")
-    train.set_defaults(handler=_train)
-
-    evaluate = sub.add_parser("eval", help="evaluate a reward model (accuracy, AUROC, ProcessBench F1, Best-of-N)",
-                              description="Evaluate a trained reward model.", epilog=EVAL_EPILOG,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
-    evaluate.add_argument("what", choices=["rm"])
-    evaluate.add_argument("model", help="a model directory saved by `rewardsmith train`")
-    evaluate.add_argument("--data", action="append", required=True, metavar="FILE", help="rows to evaluate on")
-    evaluate.add_argument("--threshold-data", default=None, metavar="FILE",
-                          help="PRM: stepwise rows the first-error threshold is chosen on (a declared split)")
-    evaluate.add_argument("--threshold", type=float, default=None, help="PRM: use this threshold instead")
-    evaluate.add_argument("-o", "--output", type=Path, default=None, metavar="DIR", help="report folder")
-    evaluate.add_argument("--device", default="auto")
-    evaluate.add_argument("--batch-size", type=int, default=32)
-    evaluate.set_defaults(handler=_eval)
 
 
 # --------------------------------------------------------------------------- reading

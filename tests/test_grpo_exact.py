@@ -24,9 +24,10 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
+from grpo_helpers import ReplayGenerator, grads, make_tiny_llama  # noqa: E402
+
 from rewardsmith.adapters.grpo.config import GRPOConfig  # noqa: E402
 from rewardsmith.adapters.grpo.data import encode_rows  # noqa: E402
-from rewardsmith.adapters.grpo.generation import Sampled, SamplingSettings, cut_completion  # noqa: E402
 from rewardsmith.adapters.grpo.loop import GRPOTrainer  # noqa: E402
 from rewardsmith.verifiers import build  # noqa: E402
 
@@ -42,44 +43,9 @@ TEMPERATURE = 0.7
 STEP = 3.0  # L2 length of the move between the two iterations
 
 
-class ReplayGenerator:
-    """Hands out fixed completions (token ids cut at EOS or the length limit): sampling is random in
-    both trainers, and the comparison is of what they compute from the same completions."""
-
-    def __init__(self, completions: list[list[int]], eos: set[int]) -> None:
-        self.completions = completions
-        self.eos = eos
-
-    def generate(self, prompt_ids, n, sampling: SamplingSettings) -> Sampled:
-        cut = [cut_completion(ids[: sampling.max_new_tokens], self.eos) for ids in self.completions]
-        ids = [c for c, _ in cut]
-        return Sampled(ids, [t for _, t in cut], None, sum(map(len, ids)))
-
-    def sync(self, model) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def tiny_model_dir(tmp_path_factory):
-    """A small Llama with SmolLM2's tokenizer and chat template: the same architecture and
-    tokenisation as the real policy, small enough to run twelve comparisons in seconds."""
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    from rewardsmith.reward_models.model import load_tokenizer
-
-    tokenizer = load_tokenizer("smollm2")
-    torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
-                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-                         pad_token_id=tokenizer.pad_token_id, tie_word_embeddings=True)
-    model = LlamaForCausalLM(config)
-    with torch.no_grad():  # sharper logits than the init's, so ratios move visibly when weights do
-        model.model.embed_tokens.weight.mul_(5)
-    path = tmp_path_factory.mktemp("tiny-llama")
-    model.save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return str(path)
+    return make_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
 
 
 def _completions(tokenizer) -> list[list[int]]:
@@ -105,10 +71,6 @@ def _trl_trainer(model_dir, tmp_path, **switches):
     trainer.current_gradient_accumulation_steps = 1
     trainer.model.train()
     return trainer, rows
-
-
-def _grads(model) -> dict[str, torch.Tensor]:
-    return {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
 
 
 def _assert_close_grads(ours: dict, theirs: dict) -> None:
@@ -169,11 +131,11 @@ def test_loss_and_gradients_match_trl(tiny_model_dir, tmp_path, loss_type, beta,
         model.zero_grad(set_to_none=True)
         trl_loss = trl_trainer.compute_loss(model, trl_batch)
         trl_loss.backward()
-        theirs = _grads(model)
+        theirs = grads(model)
         model.zero_grad(set_to_none=True)
         sums: dict[str, float] = {}
         our_loss = ours.accumulate_gradients(trained, advantages, totals, iteration, sums)
-        mine = _grads(model)
+        mine = grads(model)
         assert our_loss == pytest.approx(float(trl_loss), rel=1e-5, abs=1e-7)
         _assert_close_grads(mine, theirs)
         if iteration == 1:

@@ -54,15 +54,16 @@ class PromptSampler:
         every prompt is extreme, the next ones are taken anyway (there is nothing else)."""
         picked: list[int] = []
         passed = 0
-        scanned = 0
+        skip = self.skip_extreme and any(not self.is_extreme(i, step) for i in range(self.n))
+        order = self._order(self.epoch)
         while len(picked) < k:
             if self.cursor >= self.n:
                 self.epoch += 1
                 self.cursor = 0
-            index = self._order(self.epoch)[self.cursor]
+                order = self._order(self.epoch)
+            index = order[self.cursor]
             self.cursor += 1
-            scanned += 1
-            if self.skip_extreme and scanned <= self.n and self.is_extreme(index, step):
+            if skip and self.is_extreme(index, step):
                 passed += 1
                 continue
             picked.append(index)
