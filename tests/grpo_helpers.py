@@ -8,6 +8,8 @@ from pathlib import Path
 import torch
 
 from rewardsmith.adapters.grpo.generation import Sampled, SamplingSettings, cut_completion
+from rewardsmith.verifiers.core import Verdict, Verifier
+from rewardsmith.verifiers.registry import register
 
 
 class ReplayGenerator:
@@ -52,3 +54,12 @@ def make_tiny_llama(path: Path, *, scale: float = 5.0, seed: int = 0) -> str:
 
 def grads(model) -> dict[str, torch.Tensor]:
     return {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+
+
+@register("test_text_length")
+class TextLength(Verifier):
+    """Test-only: the completion's length in characters / 40 (capped at 1). A reward that varies
+    within a group even for a random model's completions, so a short run has a policy gradient."""
+
+    def _verify(self, sample):
+        return Verdict(score=min(len(sample.completion_text), 40) / 40, status="ok")
