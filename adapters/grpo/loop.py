@@ -24,7 +24,7 @@ import os
 import random
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -104,6 +104,36 @@ class GRPOResult:
     skipped_prompts: dict[str, int] = field(default_factory=dict)
 
 
+def completions_for(prompts: Sequence[Prompt], texts: Sequence[str], group_size: int) -> list[Any]:
+    """What the reward sees: text, or one assistant message when the prompt is chat (as TRL)."""
+    return [[{"role": "assistant", "content": text}] if not isinstance(prompts[i // group_size].prompt, str) else text
+            for i, text in enumerate(texts)]
+
+
+def samples_for(prompts: Sequence[Prompt], completions: Sequence[Any], columns: Mapping[str, str]) -> list[Sample]:
+    n = len(completions) // max(len(prompts), 1)
+    return [Sample(prompt=prompts[i // n].prompt, completion=completion,
+                   fields=map_fields(prompts[i // n].fields, columns))
+            for i, completion in enumerate(completions)]
+
+
+def evaluate_policy(generator: Generator, tokenizer: Any, reward: Verifier, prompts: Sequence[Prompt],
+                    settings: SamplingSettings, columns: Mapping[str, str] | None = None,
+                    pass_threshold: float = 1.0) -> dict[str, float]:
+    """pass@1 (greedy when ``settings.temperature`` is 0), the mean reward, and the share of
+    completions with an answer the reward could read (``answered``: the format, which a policy
+    learns first, apart from being right)."""
+    sampled = generator.generate([list(p.ids) for p in prompts], 1, settings)
+    texts = tokenizer.batch_decode(sampled.completion_ids, skip_special_tokens=True)
+    verdicts = reward.verify_batch(samples_for(prompts, completions_for(prompts, texts, 1), columns or {}))
+    scores = [v.score for v in verdicts if v.status != "error"]
+    n = max(len(prompts), 1)
+    return {"pass_at_1": sum(passes(v, pass_threshold) for v in verdicts) / n,
+            "reward_mean": sum(scores) / max(len(scores), 1),
+            "answered": sum(v.status not in ("no_answer", "error") for v in verdicts) / n,
+            "prompts": float(len(prompts))}
+
+
 def passes(verdict: Verdict, threshold: float) -> bool:
     """A completion passes when its verdict says correct; one without a correct flag passes at
     ``threshold`` (the stated meaning of "pass" for a non-binary reward)."""
@@ -141,7 +171,7 @@ class GRPOTrainer:
                                           config.importance_sampling_level, config.beta,
                                           config.max_completion_length, config.delta, config.use_bias_correction_kl)
         self.sampling = SamplingSettings(config.max_completion_length, config.temperature, config.top_p, config.top_k,
-                                         tuple(config.stop))
+                                         tuple(config.stop), tuple(config.generation_kwargs.items()))
         random.seed(config.seed)
         torch.manual_seed(config.seed)
         if tokenizer is None:
@@ -206,7 +236,9 @@ class GRPOTrainer:
         if self.config.generator == "vllm":
             from rewardsmith.adapters.grpo.vllm_engine import VLLMGenerator
 
-            return VLLMGenerator(self.config.model, self.tokenizer, self.model, self.config)
+            longest = max(len(p.ids) for p in self.train_set.prompts + (self.eval_set.prompts if self.eval_set else []))
+            return VLLMGenerator(self.config.model, self.tokenizer, self.model, self.config,
+                                 max_model_len=longest + self.config.max_completion_length)
         return HFGenerator(self.model, self.tokenizer, self.config.generation_batch_size)
 
     def autocast(self) -> Any:
@@ -214,18 +246,10 @@ class GRPOTrainer:
 
     # ------------------------------------------------------------------ a step: rollouts
 
-    def samples(self, prompts: Sequence[Prompt], completions: Sequence[Any]) -> list[Sample]:
-        n = len(completions) // max(len(prompts), 1)
-        return [Sample(prompt=prompts[i // n].prompt, completion=completion,
-                       fields=map_fields(prompts[i // n].fields, self.config.columns))
-                for i, completion in enumerate(completions)]
-
     def score(self, prompts: Sequence[Prompt], sampled: Sampled, group_size: int) -> Rollouts:
         texts = self.tokenizer.batch_decode(sampled.completion_ids, skip_special_tokens=True)
-        completions: list[Any] = [
-            [{"role": "assistant", "content": text}] if not isinstance(prompts[i // group_size].prompt, str) else text
-            for i, text in enumerate(texts)]
-        verdicts = self.reward.verify_batch(self.samples(prompts, completions))
+        completions = completions_for(prompts, texts, group_size)
+        verdicts = self.reward.verify_batch(samples_for(prompts, completions, self.config.columns))
         errors = [v for v in verdicts if v.status == "error"]
         if verdicts and len(errors) == len(verdicts):
             raise RewardOutage(f"all {len(verdicts)} completions of step {self.step + 1} came back status=error "
@@ -352,7 +376,8 @@ class GRPOTrainer:
         mask = inputs["mask"]
         trainer_logps = inputs.get("old_logps", logps.detach())
         is_ratio = None
-        if self.config.vllm_importance_sampling_correction and "sampler_logps" in inputs:
+        if (self.config.generator == "vllm" and self.config.vllm_importance_sampling_correction
+                and "sampler_logps" in inputs):
             is_ratio = sampler_correction(trainer_logps, inputs["sampler_logps"], mask,
                                           self.config.vllm_importance_sampling_mode,
                                           self.config.vllm_importance_sampling_clip_max,
@@ -361,7 +386,7 @@ class GRPOTrainer:
                                   advantages[list(rows)].to(self.device), mask, self.loss_settings, totals, is_ratio)
         stats["entropy"] = (entropy * mask).sum() if entropy is not None else torch.zeros(())
         if first_iteration and "sampler_logps" in inputs:
-            gap = (trainer_logps - inputs["sampler_logps"]).abs() * mask
+            gap = ((trainer_logps - inputs["sampler_logps"]).abs() * mask).nan_to_num(0.0)
             stats["sampler_gap_sum"] = gap.sum()
             stats["sampler_gap_max"] = gap.max() if mask.any() else torch.zeros(())
         return loss, stats
@@ -511,19 +536,13 @@ class GRPOTrainer:
     # ------------------------------------------------------------------ evaluation
 
     def evaluate(self) -> dict[str, float]:
-        """pass@1 on the held-out prompts with the training reward (greedy unless
-        ``eval_temperature`` > 0), the mean reward, and the share of completions with an answer
-        the reward could read (``answered``: what format learning moves first)."""
+        """pass@1 on the held-out prompts with the training reward (see :func:`evaluate_policy`)."""
         assert self.eval_set is not None
-        prompts = self.eval_set.prompts[: self.config.eval_max_prompts]
         settings = SamplingSettings(self.config.max_completion_length, self.config.eval_temperature,
                                     self.config.top_p, self.config.top_k, tuple(self.config.stop))
-        sampled = self.generator.generate([list(p.ids) for p in prompts], 1, settings)
-        batch = self.score(prompts, sampled, 1)
-        scores = [v.score for v in batch.verdicts if v.status != "error"]
-        return {"pass_at_1": sum(batch.passed) / len(prompts), "reward_mean": sum(scores) / max(len(scores), 1),
-                "answered": sum(v.status not in ("no_answer", "error") for v in batch.verdicts) / len(prompts),
-                "prompts": float(len(prompts))}
+        return evaluate_policy(self.generator, self.tokenizer, self.reward,
+                               self.eval_set.prompts[: self.config.eval_max_prompts], settings, self.config.columns,
+                               self.config.pass_threshold)
 
     # ------------------------------------------------------------------ output
 
