@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.adapters.grpo.config import GRPOConfig
+from rewardsmith.adapters.grpo.config import GRPOConfig, load_yaml
 
 EPILOG = """\
 data: prompts as JSONL / JSON / parquet / a datasets folder. `prompt` holds text or chat
@@ -77,11 +77,9 @@ def _say(message: str) -> None:
 def config_from_args(args: argparse.Namespace) -> GRPOConfig:
     values: dict[str, Any] = {}
     if args.config is not None:
-        import yaml
-
         if not args.config.is_file():
             raise ValueError(f"--config {str(args.config)!r} does not exist")
-        values = yaml.safe_load(args.config.read_text()) or {}
+        values = load_yaml(args.config.read_text()) or {}
         if not isinstance(values, dict):
             raise ValueError(f"--config {str(args.config)!r} must hold a mapping of config keys")
     names = ["model", "output_dir", "reward", "eval_data", "generator", "lora", "device",
