@@ -318,3 +318,81 @@ def test_the_readme_config_lists_every_switch_with_its_default():
     values = load_yaml(block)
     assert set(values) == {f.name for f in dataclasses.fields(GRPOConfig)}
     assert GRPOConfig.from_mapping(values) == GRPOConfig()
+
+
+# --------------------------------------------------------------------------- LoRA
+
+
+def test_lora_trains_only_adapters_and_the_reference_is_the_base_model(tiny, tmp_path):
+    trainer = _trainer(tiny, tmp_path, lora=True, lora_r=4, beta=0.1, num_iterations=2, learning_rate=1e-2)
+    assert trainer.ref_model is None  # no second copy: the base is the model with its adapters off
+    batch, _ = trainer.rollout(trainer.train_set.prompts)
+    trainer.reference_logps(batch)
+    assert all(torch.allclose(o, r, atol=1e-6) for o, r in zip(batch.old_logps, batch.ref_logps, strict=True))
+    metrics = trainer.update(batch)
+    trained = {n for n, p in trainer.model.named_parameters() if p.requires_grad}
+    assert trained and all("lora_" in n for n in trained)
+    assert metrics["kl"] > 0  # the adapters moved the policy away from the base
+    trainer.reference_logps(batch)  # the reference stays the base model after the update
+    assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(batch.ref_logps, _base_logps(tiny, trainer, batch),
+                                                                strict=True))
+    assert not all(torch.allclose(o, r, atol=1e-4) for o, r in zip(batch.old_logps, batch.ref_logps, strict=True))
+
+
+def _base_logps(tiny, trainer, batch):
+    from transformers import AutoModelForCausalLM
+
+    from rewardsmith.adapters.grpo.objective import token_logps
+
+    base = AutoModelForCausalLM.from_pretrained(tiny[0], dtype=torch.float32)
+    out = []
+    for rows in trainer.micro_batches(len(batch)):
+        inputs = trainer.collate(batch, rows)
+        logps, _ = token_logps(base, inputs["input_ids"], inputs["attention_mask"],
+                               int(inputs["completion_length"]), trainer.config.temperature)
+        out += [row[: len(batch.completion_ids[i])] for row, i in zip(logps.detach(), rows, strict=True)]
+    return out
+
+
+def test_the_weights_pushed_to_vllm_are_the_merged_lora_weights_under_base_names(tiny):
+    import copy
+
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    from rewardsmith.adapters.grpo.vllm_engine import merged_state_dict
+
+    base = AutoModelForCausalLM.from_pretrained(tiny[0], dtype=torch.float32)
+    model = get_peft_model(base, LoraConfig(r=4, lora_alpha=8, target_modules="all-linear", task_type="CAUSAL_LM"))
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "lora_B" in name:
+                p.normal_(std=0.1)  # adapters that change the weights
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    pushed = merged_state_dict(model)
+    expected = copy.deepcopy(model).merge_and_unload().state_dict()
+    assert pushed.keys() == expected.keys()
+    assert all(torch.allclose(pushed[k], expected[k], atol=1e-6) for k in expected)
+    original = AutoModelForCausalLM.from_pretrained(tiny[0], dtype=torch.float32).state_dict()
+    changed = [k for k in expected if "q_proj" in k and not torch.allclose(pushed[k], original[k])]
+    assert changed  # the LoRA delta is in the pushed weights
+    assert all(torch.equal(before[n], p) for n, p in model.named_parameters())  # the model itself untouched
+
+
+def test_soft_overlong_shaping_reads_the_sampled_token_ids(tiny, tmp_path):
+    spec = {"type": "weighted", "parts": ["math", {"type": "overlong", "max_length": 10, "cache_length": 4,
+                                                   "ids_field": "completion_ids"}], "weights": [1.0, 1.0]}
+    trainer = _trainer(tiny, tmp_path, reward=build(spec))
+    batch, _ = trainer.rollout(trainer.train_set.prompts)
+    for ids, verdict in zip(batch.completion_ids, batch.verdicts, strict=True):
+        n = len(ids)  # tokens as sampled (EOS included), not the decoded text re-tokenised
+        expected = 0.0 if n <= 6 else max(-1.0, (6 - n) / 4)
+        assert verdict.components["overlong"] == pytest.approx(expected)
+    assert any(v.components["overlong"] < 0 for v in batch.verdicts)
+
+
+def test_a_yaml_config_reads_5e_6_as_a_number():
+    from rewardsmith.adapters.grpo.config import load_yaml
+
+    config = GRPOConfig.from_mapping(load_yaml("learning_rate: 5e-6\nseed: 3\nbeta: 1.5\nmodel: '1e5'\n"))
+    assert config.learning_rate == 5e-6 and config.seed == 3 and config.beta == 1.5 and config.model == "1e5"

@@ -9,6 +9,7 @@ sampler's (a stale weight sync shows up there at once).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -118,10 +119,11 @@ class HFGenerator:
     """``model.generate`` on the training weights themselves: nothing to sync, and the canary
     (sampler vs trainer log-probabilities) measures only numerics."""
 
-    def __init__(self, model: Any, tokenizer: Any, batch_size: int = 64) -> None:
+    def __init__(self, model: Any, tokenizer: Any, batch_size: int = 64, bf16: bool = False) -> None:
         self.model = model
         self.tokenizer = tokenizer
         self.batch_size = batch_size
+        self.bf16 = bf16  # sample under the same bf16 autocast the trainer computes its log-probs in
         self.eos = eos_token_ids(tokenizer, model)
 
     def sync(self, model: Any) -> None:
@@ -153,8 +155,9 @@ class HFGenerator:
         recorder = _SampledLogps(1.0 if greedy else sampling.temperature)
         was_training = model.training
         model.eval()
+        autocast = torch.autocast(device.type, dtype=torch.bfloat16) if self.bf16 else contextlib.nullcontext()
         try:
-            with torch.inference_mode():
+            with torch.inference_mode(), autocast:
                 sequences = model.generate(input_ids=input_ids, attention_mask=attention, generation_config=config,
                                            logits_processor=LogitsProcessorList([recorder]),
                                            tokenizer=tok if sampling.stop else None)

@@ -110,11 +110,18 @@ def completions_for(prompts: Sequence[Prompt], texts: Sequence[str], group_size:
             for i, text in enumerate(texts)]
 
 
-def samples_for(prompts: Sequence[Prompt], completions: Sequence[Any], columns: Mapping[str, str]) -> list[Sample]:
+def samples_for(prompts: Sequence[Prompt], completions: Sequence[Any], columns: Mapping[str, str],
+                completion_ids: Sequence[list[int]] | None = None) -> list[Sample]:
+    """The reward's samples: the prompt's columns as fields, plus ``completion_ids`` (the sampled
+    tokens, TRL's name) for rewards that count tokens (``overlong``, ``ids_field: completion_ids``)."""
     n = len(completions) // max(len(prompts), 1)
-    return [Sample(prompt=prompts[i // n].prompt, completion=completion,
-                   fields=map_fields(prompts[i // n].fields, columns))
-            for i, completion in enumerate(completions)]
+    out = []
+    for i, completion in enumerate(completions):
+        fields = map_fields(prompts[i // n].fields, columns)
+        if completion_ids is not None:
+            fields["completion_ids"] = list(completion_ids[i])
+        out.append(Sample(prompt=prompts[i // n].prompt, completion=completion, fields=fields))
+    return out
 
 
 def evaluate_policy(generator: Generator, tokenizer: Any, reward: Verifier, prompts: Sequence[Prompt],
@@ -125,7 +132,8 @@ def evaluate_policy(generator: Generator, tokenizer: Any, reward: Verifier, prom
     learns first, apart from being right)."""
     sampled = generator.generate([list(p.ids) for p in prompts], 1, settings)
     texts = tokenizer.batch_decode(sampled.completion_ids, skip_special_tokens=True)
-    verdicts = reward.verify_batch(samples_for(prompts, completions_for(prompts, texts, 1), columns or {}))
+    verdicts = reward.verify_batch(samples_for(prompts, completions_for(prompts, texts, 1), columns or {},
+                                               sampled.completion_ids))
     scores = [v.score for v in verdicts if v.status != "error"]
     n = max(len(prompts), 1)
     return {"pass_at_1": sum(passes(v, pass_threshold) for v in verdicts) / n,
@@ -239,7 +247,7 @@ class GRPOTrainer:
             longest = max(len(p.ids) for p in self.train_set.prompts + (self.eval_set.prompts if self.eval_set else []))
             return VLLMGenerator(self.config.model, self.tokenizer, self.model, self.config,
                                  max_model_len=longest + self.config.max_completion_length)
-        return HFGenerator(self.model, self.tokenizer, self.config.generation_batch_size)
+        return HFGenerator(self.model, self.tokenizer, self.config.generation_batch_size, bf16=self.bf16)
 
     def autocast(self) -> Any:
         return torch.autocast(self.device.type, dtype=torch.bfloat16) if self.bf16 else nullcontext()
@@ -249,7 +257,8 @@ class GRPOTrainer:
     def score(self, prompts: Sequence[Prompt], sampled: Sampled, group_size: int) -> Rollouts:
         texts = self.tokenizer.batch_decode(sampled.completion_ids, skip_special_tokens=True)
         completions = completions_for(prompts, texts, group_size)
-        verdicts = self.reward.verify_batch(samples_for(prompts, completions, self.config.columns))
+        verdicts = self.reward.verify_batch(samples_for(prompts, completions, self.config.columns,
+                                                        sampled.completion_ids))
         errors = [v for v in verdicts if v.status == "error"]
         if verdicts and len(errors) == len(verdicts):
             raise RewardOutage(f"all {len(verdicts)} completions of step {self.step + 1} came back status=error "
@@ -563,6 +572,7 @@ class GRPOTrainer:
         k = self.config.samples_per_step
         if not k:
             return
+        self.out.mkdir(parents=True, exist_ok=True)
         with (self.out / "samples.jsonl").open("a") as handle:
             for i in range(min(k, len(batch))):
                 verdict = batch.verdicts[i]

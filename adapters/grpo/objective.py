@@ -88,12 +88,13 @@ def token_logps(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tenso
     if temperature != 1.0:
         logits = logits / temperature
     targets = input_ids[:, -completion_length:]
-    logps = torch.gather(logits.log_softmax(-1), -1, targets.unsqueeze(-1)).squeeze(-1)
+    logp_all = logits.log_softmax(-1)
+    logps = torch.gather(logp_all, -1, targets.unsqueeze(-1)).squeeze(-1)
     ent = None
     if entropy:
         with torch.no_grad():
-            logp_all = logits.detach().log_softmax(-1)
-            ent = -(logp_all.exp() * logp_all).sum(-1)
+            detached = logp_all.detach()
+            ent = -(detached.exp() * detached).sum(-1)
     return logps, ent
 
 
