@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from rewardsmith.adapters.grpo.config import GRPOConfig, load_yaml
+from rewardsmith.adapters.rm_cli import _fail, _say
 
 EPILOG = """\
 data: prompts as JSONL / JSON / parquet / a datasets folder. `prompt` holds text or chat
@@ -63,15 +63,6 @@ def add_parser(kinds: Any) -> None:
     grpo.add_argument("--no-progress", action="store_true")
     grpo.add_argument("--list-config", action="store_true", help="print every config key and exit")
     grpo.set_defaults(handler=run)
-
-
-def _fail(message: str) -> int:
-    print(f"rewardsmith: error: {message}", file=sys.stderr)
-    return 2
-
-
-def _say(message: str) -> None:
-    print(message, file=sys.stderr)
 
 
 def config_from_args(args: argparse.Namespace) -> GRPOConfig:

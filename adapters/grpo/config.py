@@ -131,10 +131,6 @@ class GRPOConfig:
         except SpecError as exc:
             raise SpecError(f"grpo config: {exc}") from None
 
-    @property
-    def rows_per_step(self) -> int:
-        return self.prompts_per_step * self.num_generations
-
 
 def load_yaml(text: str) -> Any:
     """YAML with YAML 1.2's floats: PyYAML (YAML 1.1) reads ``learning_rate: 5e-6`` as the string

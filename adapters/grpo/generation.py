@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import torch
@@ -35,7 +35,6 @@ class Sampled:
     truncated: list[bool]
     sampler_logps: list[list[float]] | None = None
     tokens: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Generator(Protocol):

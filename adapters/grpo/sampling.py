@@ -75,10 +75,6 @@ class PromptSampler:
         record.rates = [*record.rates, float(pass_rate)][-self.window:]
         record.last_step = step
 
-    def pass_rate(self, index: int) -> float | None:
-        record = self.records.get(index)
-        return None if record is None or not record.rates else sum(record.rates) / len(record.rates)
-
     def state_dict(self) -> dict[str, Any]:
         return {"epoch": self.epoch, "cursor": self.cursor, "skipped_total": self.skipped_total,
                 "records": {str(k): [v.rates, v.last_step] for k, v in self.records.items()}}
