@@ -456,15 +456,9 @@ def _train(args: argparse.Namespace) -> int:
     if not args.data:
         return _fail("give the training rows with --data FILE")
     try:
-        values: dict[str, Any] = {}
-        if args.config is not None:
-            import yaml
+        from rewardsmith.verifiers.yaml_text import read_mapping
 
-            if not args.config.is_file():
-                return _fail(f"--config {str(args.config)!r} does not exist")
-            values = yaml.safe_load(args.config.read_text()) or {}
-            if not isinstance(values, dict):
-                return _fail(f"--config {str(args.config)!r} must hold a mapping of config keys")
+        values = read_mapping(args.config) if args.config is not None else {}
         overrides = {name: getattr(args, name) for name in (
             "model", "output_dir", "max_steps", "epochs", "batch_size", "learning_rate", "seed", "max_length",
             "gradient_accumulation_steps", "eval_every", "save_every", "lora", "gradient_checkpointing", "device")}

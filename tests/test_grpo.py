@@ -310,7 +310,7 @@ def test_the_readme_config_lists_every_switch_with_its_default():
     import re
     from pathlib import Path
 
-    from rewardsmith.adapters.grpo.config import load_yaml
+    from rewardsmith.verifiers.yaml_text import load_yaml
 
     readme = Path(__file__).resolve().parent.parent / "README.md"
     section = readme.read_text().split("## GRPO: training a policy on any reward", 1)[1]
@@ -392,7 +392,34 @@ def test_soft_overlong_shaping_reads_the_sampled_token_ids(tiny, tmp_path):
 
 
 def test_a_yaml_config_reads_5e_6_as_a_number():
-    from rewardsmith.adapters.grpo.config import load_yaml
+    from rewardsmith.verifiers.yaml_text import load_yaml
 
     config = GRPOConfig.from_mapping(load_yaml("learning_rate: 5e-6\nseed: 3\nbeta: 1.5\nmodel: '1e5'\n"))
     assert config.learning_rate == 5e-6 and config.seed == 3 and config.beta == 1.5 and config.model == "1e5"
+
+
+def test_the_models_own_generation_defaults_do_not_change_what_is_sampled(tiny):
+    """A hub model's generation_config (Qwen ships repetition_penalty 1.05, top_k 20; others
+    num_beams, min_new_tokens) would fill every knob the sampler leaves unset, so completions
+    would come from a distribution the trainer's log-probabilities do not describe. The
+    sampler draws at exactly the configured settings: its log-probs are the trainer's."""
+    from transformers import AutoModelForCausalLM
+
+    from rewardsmith.adapters.grpo.generation import HFGenerator, SamplingSettings
+    from rewardsmith.adapters.grpo.objective import token_logps
+
+    path, tok = tiny
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    model.generation_config.update(repetition_penalty=3.0, no_repeat_ngram_size=1, min_new_tokens=6,
+                                   suppress_tokens=[tok.eos_token_id])
+    prompts = encode_rows(((i + 1, r, None) for i, r in enumerate(_rows(2))), tok, "prompt", "auto", 256).prompts
+    torch.manual_seed(0)
+    sampled = HFGenerator(model, tok).generate([list(p.ids) for p in prompts], 4, SamplingSettings(8, 1.0))
+    assert model.generation_config.repetition_penalty == 3.0  # the model's own config is left as it was
+    gaps = []
+    for i, ids in enumerate(sampled.completion_ids):
+        prompt = list(prompts[i // 4].ids)
+        full = torch.tensor([prompt + ids])
+        logps, _ = token_logps(model, full, torch.ones_like(full), len(ids), 1.0)
+        gaps.append(float((logps[0].detach() - torch.tensor(sampled.sampler_logps[i])).abs().max()))
+    assert max(gaps) < 1e-4, gaps

@@ -15,7 +15,8 @@ pytest.importorskip("transformers")
 from grpo_helpers import make_tiny_llama  # noqa: E402
 
 from rewardsmith.adapters.grpo.config import GRPOConfig  # noqa: E402
-from rewardsmith.adapters.grpo.loop import CHECKPOINTS, DONE_FILE, STATE_FILE, build_trainer  # noqa: E402
+from rewardsmith.adapters.grpo.loop import build_trainer  # noqa: E402
+from rewardsmith.reward_models.checkpoint import CHECKPOINTS, DONE_FILE, STATE_FILE  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

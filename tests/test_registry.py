@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from rewardsmith.verifiers import SpecError, Verifier, available, build, register
+from rewardsmith.verifiers import Sample, SpecError, Verifier, available, build, register
 from rewardsmith.verifiers.math import MathVerifier
 from rewardsmith.verifiers.registry import BUILTINS, load_spec, looks_like_file
 
@@ -67,6 +67,17 @@ def test_build_from_yaml_and_json_files(tmp_path):
     assert build(json_file).last_number is False
 
 
+def test_a_spec_file_reads_exponents_without_a_dot_as_numbers(tmp_path):
+    """PyYAML (YAML 1.1) reads 5e-1 as the string "5e-1", which a typed option then refuses;
+    people write YAML 1.2, where it is a number (as in JSON and inline flow specs)."""
+    spec = tmp_path / "reward.yaml"
+    spec.write_text("type: weighted\nparts: [math, {type: math, timeout_s: 5e0}]\nweights: [1, 5e-1]\n")
+    built = build(str(spec))
+    assert list(built.weights) == [1.0, 0.5] and built.parts[1].timeout_s == 5.0
+    assert build("{type: math, timeout_s: 2e0}").timeout_s == 2.0
+    assert build(str(spec)).verify(Sample(prompt="", completion="\\boxed{4}", fields={"answer": "4"})).score == 1.5
+
+
 def test_missing_or_broken_file_is_a_spec_error(tmp_path):
     with pytest.raises(SpecError, match="does not exist"):
         build(str(tmp_path / "absent.yaml"))
@@ -105,7 +116,7 @@ def test_a_builtin_name_is_taken_before_its_module_is_imported():
     assert "refused: verifier name 'math' is already registered by the built-in" in result.stdout
 
 
-BUILTIN_MODULES = {"calibration", "code", "compose", "format", "judge", "length", "math"}
+BUILTIN_MODULES = {"calibration", "code", "compose", "format", "judge", "length", "math", "reward_model"}
 
 
 def test_build_imports_only_the_modules_the_spec_names():

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from rewardsmith.verifiers.core import Verifier
 from rewardsmith.verifiers.options import SpecError, check_keywords, unknown_name
+from rewardsmith.verifiers.yaml_text import load_yaml
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -161,9 +162,7 @@ def load_spec_file(path: Path) -> Any:
     try:
         if path.suffix == ".json":
             return json.loads(text)
-        import yaml
-
-        return yaml.safe_load(text)
+        return load_yaml(text)
     except Exception as exc:  # yaml and json raise different types; both mean a bad file
         raise SpecError(f"cannot read reward spec {str(path)!r}: {exc}") from exc
 
@@ -182,7 +181,7 @@ def parse_inline(spec: str) -> Any:
     import yaml
 
     try:
-        value = yaml.safe_load(spec)
+        value = load_yaml(spec)
     except yaml.YAMLError:
         value = None
     if isinstance(value, Mapping):

@@ -6,8 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.adapters.grpo.config import GRPOConfig, load_yaml
+from rewardsmith.adapters.grpo.config import GRPOConfig
 from rewardsmith.adapters.rm_cli import _fail, _say
+from rewardsmith.verifiers.yaml_text import read_mapping
 
 EPILOG = """\
 data: prompts as JSONL / JSON / parquet / a datasets folder. `prompt` holds text or chat
@@ -66,13 +67,7 @@ def add_parser(kinds: Any) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> GRPOConfig:
-    values: dict[str, Any] = {}
-    if args.config is not None:
-        if not args.config.is_file():
-            raise ValueError(f"--config {str(args.config)!r} does not exist")
-        values = load_yaml(args.config.read_text()) or {}
-        if not isinstance(values, dict):
-            raise ValueError(f"--config {str(args.config)!r} must hold a mapping of config keys")
+    values = read_mapping(args.config) if args.config is not None else {}
     names = ["model", "output_dir", "reward", "eval_data", "generator", "lora", "device",
              *(flag[2:].replace("-", "_") for flag, _, _ in FLAGS)]
     overrides = {name: getattr(args, name) for name in names}

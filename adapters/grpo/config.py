@@ -130,18 +130,3 @@ class GRPOConfig:
             return coerce(merged, cls)
         except SpecError as exc:
             raise SpecError(f"grpo config: {exc}") from None
-
-
-def load_yaml(text: str) -> Any:
-    """YAML with YAML 1.2's floats: PyYAML (YAML 1.1) reads ``learning_rate: 5e-6`` as the string
-    "5e-6" (1.1 wants a dot), which a config would then refuse; here it is the number."""
-    import re
-
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    exponent_without_dot = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)[eE][-+]?\d+$")
-    Loader.add_implicit_resolver("tag:yaml.org,2002:float", exponent_without_dot, list("-+0123456789."))
-    return yaml.load(text, Loader=Loader)

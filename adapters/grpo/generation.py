@@ -114,6 +114,28 @@ class _SampledLogps:
         return torch.stack(self.picked, dim=1) if self.picked else torch.zeros(0, 0)
 
 
+@contextlib.contextmanager
+def _without_model_defaults(model: Any) -> Any:
+    """transformers fills every generation knob left unset from the model's own
+    ``generation_config`` (a hub model's ``repetition_penalty``, ``top_k``, ``min_new_tokens``,
+    ``num_beams``, suppressed tokens...), which would sample from a distribution the trainer's
+    log-probabilities do not describe. While sampling, the model keeps only its token ids; its
+    config is put back afterwards (it is what a saved model ships with)."""
+    from transformers import GenerationConfig
+
+    target = model.get_base_model() if hasattr(model, "get_base_model") else model
+    original = getattr(target, "generation_config", None)
+    if original is None:
+        yield
+        return
+    target.generation_config = GenerationConfig(bos_token_id=original.bos_token_id, eos_token_id=original.eos_token_id,
+                                                pad_token_id=original.pad_token_id)
+    try:
+        yield
+    finally:
+        target.generation_config = original
+
+
 class HFGenerator:
     """``model.generate`` on the training weights themselves: nothing to sync, and the canary
     (sampler vs trainer log-probabilities) measures only numerics."""
@@ -156,7 +178,7 @@ class HFGenerator:
         model.eval()
         autocast = torch.autocast(device.type, dtype=torch.bfloat16) if self.bf16 else contextlib.nullcontext()
         try:
-            with torch.inference_mode(), autocast:
+            with torch.inference_mode(), autocast, _without_model_defaults(model):
                 sequences = model.generate(input_ids=input_ids, attention_mask=attention, generation_config=config,
                                            logits_processor=LogitsProcessorList([recorder]),
                                            tokenizer=tok if sampling.stop else None)

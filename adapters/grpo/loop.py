@@ -45,11 +45,15 @@ from rewardsmith.adapters.grpo.objective import (
     token_logps,
 )
 from rewardsmith.adapters.grpo.sampling import PromptSampler
+from rewardsmith.reward_models.checkpoint import (
+    checkpoint_dirs,
+    read_latest,
+    restore,
+    trainable_weights,
+    write_checkpoint,
+)
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
 
-CHECKPOINTS = "checkpoints"
-STATE_FILE = "trainer_state.pt"
-DONE_FILE = "complete.json"
 Log = Callable[[str], None]
 
 
@@ -194,10 +198,13 @@ class GRPOTrainer:
         self.model = self._prepare_model(model.to(self.device))
         self.ref_model = self._reference_model() if config.beta > 0 else None
         params = [p for p in self.model.parameters() if p.requires_grad]
-        self.optimizer = _adamw(params, config)
-        updates = config.max_steps * config.num_iterations
         from transformers import get_scheduler
 
+        from rewardsmith.reward_models.train import adamw
+
+        self.optimizer = adamw(params, config.learning_rate, config.weight_decay,
+                               (config.adam_beta1, config.adam_beta2))
+        updates = config.max_steps * config.num_iterations
         self.scheduler = get_scheduler(config.lr_scheduler, self.optimizer,
                                        num_warmup_steps=int(config.warmup_ratio * updates),
                                        num_training_steps=updates)
@@ -586,9 +593,7 @@ class GRPOTrainer:
     # ------------------------------------------------------------------ checkpoints
 
     def checkpoint_dirs(self) -> list[Path]:
-        root = self.out / CHECKPOINTS
-        found = [p for p in root.glob("step-*") if (p / DONE_FILE).is_file()] if root.is_dir() else []
-        return sorted(found, key=lambda p: int(p.name.split("-")[1]))
+        return checkpoint_dirs(self.out)
 
     def fingerprint(self) -> dict[str, Any]:
         keys = ("model", "seed", "num_generations", "prompts_per_step", "lora", "max_completion_length",
@@ -596,55 +601,24 @@ class GRPOTrainer:
         return {"config": {k: getattr(self.config, k) for k in keys}, "prompts": len(self.train_set.prompts)}
 
     def save_checkpoint(self) -> Path:
-        """Trainable weights, optimizer, scheduler, RNG and the prompt sampler, written to a
-        temporary folder and renamed with a completion marker last: a run killed mid-save resumes
-        from the checkpoint before."""
-        import numpy as np
-
-        target = self.out / CHECKPOINTS / f"step-{self.step}"
-        tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        state = {"step": self.step, "fingerprint": self.fingerprint(),
-                 "weights": {n: p.detach().cpu() for n, p in self.model.named_parameters() if p.requires_grad},
+        """Trainable weights, optimizer, scheduler, RNG and the prompt sampler (see
+        :mod:`rewardsmith.reward_models.checkpoint`: a run killed mid-save resumes from the one before)."""
+        state = {"fingerprint": self.fingerprint(), "weights": trainable_weights(self.model),
                  "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
-                 "sampler": self.sampler.state_dict(), "counters": dict(self.counters),
-                 "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state(),
-                         "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None}}
-        torch.save(state, tmp / STATE_FILE)
-        (tmp / DONE_FILE).write_text(json.dumps({"step": self.step}))
-        shutil.rmtree(target, ignore_errors=True)
-        tmp.rename(target)
-        for old in self.checkpoint_dirs()[: -self.config.keep_checkpoints]:
-            shutil.rmtree(old, ignore_errors=True)
-        return target
+                 "sampler": self.sampler.state_dict(), "counters": dict(self.counters)}
+        return write_checkpoint(self.out, self.step, state, self.config.keep_checkpoints)
 
     def maybe_resume(self) -> int:
-        import numpy as np
-
-        found = self.checkpoint_dirs()
-        if not found or not self.config.resume:
+        found = read_latest(self.out, self.fingerprint()) if self.config.resume else None
+        if found is None:
             return 0
-        state = torch.load(found[-1] / STATE_FILE, map_location="cpu", weights_only=False)
-        if state["fingerprint"] != self.fingerprint():
-            raise ValueError(f"{found[-1]} is from a different run ({state['fingerprint']} vs "
-                             f"{self.fingerprint()}); use another output_dir or set resume: false")
-        params = dict(self.model.named_parameters())
-        with torch.no_grad():
-            for name, value in state["weights"].items():
-                params[name].copy_(value.to(params[name].device))
-        self.optimizer.load_state_dict(state["optimizer"])
-        self.scheduler.load_state_dict(state["scheduler"])
+        path, state = found
+        restore(state, self.model, self.optimizer, self.scheduler)
         self.sampler.load_state_dict(state["sampler"])
         self.counters.update(state["counters"])
-        random.setstate(state["rng"]["python"])
-        np.random.set_state(state["rng"]["numpy"])
-        torch.set_rng_state(state["rng"]["torch"])
-        if state["rng"]["cuda"] is not None and torch.cuda.is_available():
-            torch.cuda.set_rng_state_all(state["rng"]["cuda"])
         self.step = int(state["step"])
         self.generator.sync(self.model)
-        self.log(f"resuming from {found[-1]} (step {self.step} of {self.config.max_steps})")
+        self.log(f"resuming from {path} (step {self.step} of {self.config.max_steps})")
         return self.step
 
     def save_model(self) -> Path:
@@ -733,15 +707,6 @@ def _truncate_log(path: Path, step: int) -> None:
         return
     kept = [line for line in path.read_text().splitlines() if line.strip() and json.loads(line).get("step", 0) <= step]
     path.write_text("".join(line + "\n" for line in kept))
-
-
-def _adamw(params: list[Any], config: GRPOConfig) -> Any:
-    kwargs = {"lr": config.learning_rate, "weight_decay": config.weight_decay,
-              "betas": (config.adam_beta1, config.adam_beta2)}
-    try:
-        return torch.optim.AdamW(params, fused=True, **kwargs)
-    except (RuntimeError, TypeError, ValueError):
-        return torch.optim.AdamW(params, **kwargs)
 
 
 def _progress(total: int, done: int, enabled: bool) -> Any:
