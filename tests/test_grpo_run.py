@@ -23,7 +23,8 @@ pytestmark = pytest.mark.slow
 STEP_KEYS = {"reward_mean", "reward_std", "pass_rate", "zero_variance_share", "informative_share", "length_mean",
              "clipped_share", "length_passing", "length_failing", "loss", "entropy", "clip_ratio", "kl",
              "sampler_logp_gap_mean", "sampler_logp_gap_max", "time_generate", "time_score", "time_reference",
-             "time_update", "time_sync", "step_time", "generate_tokens_per_s", "grad_norm", "lr", "reward/math"}
+             "time_update", "time_sync", "step_time", "generate_tokens_per_s", "grad_norm", "lr", "reward/math",
+             "invalid_rows", "invalid_rows_total", "error_rows", "error_rows_total"}
 
 
 def _records(path):

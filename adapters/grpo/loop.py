@@ -45,6 +45,7 @@ from rewardsmith.adapters.grpo.objective import (
     token_logps,
 )
 from rewardsmith.adapters.grpo.sampling import PromptSampler
+from rewardsmith.adapters.health import InputHealth
 from rewardsmith.reward_models.checkpoint import (
     checkpoint_dirs,
     read_latest,
@@ -212,7 +213,9 @@ class GRPOTrainer:
         self.sampler = PromptSampler(len(train.prompts), config.seed, window=config.pass_rate_window,
                                      skip_extreme=config.skip_extreme_prompts, reprobe_after=config.reprobe_after)
         self.step = 0
-        self.counters: dict[str, int] = {"error_rows": 0, "skipped_extreme": 0, "empty_steps": 0}
+        self.counters: dict[str, int] = {"error_rows": 0, "invalid_rows": 0, "skipped_extreme": 0, "empty_steps": 0}
+        # a dataset without the column the reward reads trains on zeros without a word: say it once
+        self.health = InputHealth("train grpo", _columns_fix, emit=log)
         self._tensorboard: Any = None
 
     # ------------------------------------------------------------------ setup
@@ -272,6 +275,8 @@ class GRPOTrainer:
                                f"(first: {errors[0].feedback or 'no message'}); nothing was trained on them. Fix "
                                f"the reward backend, then rerun the same command to resume")
         self.counters["error_rows"] += len(errors)
+        self.health.check(verdicts)
+        self.counters["invalid_rows"] += sum(v.status == "invalid_input" for v in verdicts)
         rewards = torch.tensor([math.nan if v.status == "error" else float(v.score) for v in verdicts])
         passed = [passes(v, self.config.pass_threshold) for v in verdicts]
         return Rollouts(list(prompts), group_size, sampled.completion_ids, sampled.truncated, sampled.sampler_logps,
@@ -498,6 +503,7 @@ class GRPOTrainer:
             "informative_share": roll["informative_groups"] / groups, "sampling_rounds": roll["rounds"],
             "groups_sampled": roll["groups_sampled"], "skipped_extreme_total": self.counters["skipped_extreme"],
             "error_rows_total": self.counters["error_rows"],
+            "invalid_rows_total": self.counters.get("invalid_rows", 0),
             "time_generate": roll["generate"], "time_score": roll["score"], "time_reference": time_ref,
             "time_update": time_update, "time_sync": time_sync, "step_time": total,
             "tokens_generated": roll["tokens_generated"],
@@ -680,6 +686,7 @@ def _reward_stats(batch: Rollouts, group_size: int) -> dict[str, float]:
     out = {"reward_mean": float(rewards.mean()) if rewards.numel() else math.nan,
            "reward_std": float(rewards.std()) if rewards.numel() > 1 else 0.0,
            "pass_rate": sum(batch.passed) / len(batch), "error_rows": float((~valid).sum()),
+           "invalid_rows": float(sum(v.status == "invalid_input" for v in batch.verdicts)),
            "zero_variance_share": float(adv.zero_variance.float().mean()),
            "length_mean": sum(lengths) / len(lengths), "clipped_share": sum(batch.truncated) / len(batch),
            "length_passing": sum(good) / len(good) if good else math.nan,
@@ -691,6 +698,13 @@ def _reward_stats(batch: Rollouts, group_size: int) -> dict[str, float]:
                 components.setdefault(name, []).append(float(value))
     out.update({f"reward/{name}": sum(v) / len(v) for name, v in components.items()})
     return out
+
+
+def _columns_fix(field: str | None) -> str:
+    if field is None:
+        return "check the prompt file's columns against the fields the reward spec reads"
+    return (f"add a {field!r} column to the prompt file, or map yours with `columns: {{{field}: <your column>}}` "
+            f"in the config")
 
 
 def _prefixed(prefix: str, values: dict[str, Any]) -> dict[str, Any]:
