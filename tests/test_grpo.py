@@ -439,3 +439,33 @@ def test_the_models_own_generation_defaults_do_not_change_what_is_sampled(tiny):
         logps, _ = token_logps(model, full, torch.ones_like(full), len(ids), 1.0)
         gaps.append(float((logps[0].detach() - torch.tensor(sampled.sampler_logps[i])).abs().max()))
     assert max(gaps) < 1e-4, gaps
+
+
+def test_sharing_a_groups_prompt_forward_gives_the_same_log_probs_and_gradients(tiny, tmp_path):
+    """The prompt runs once per group and its keys/values serve every completion of the group:
+    log-probabilities and gradients equal those of the full sequences (prompts of different
+    lengths, so left padding; completions of different lengths, so right padding)."""
+    from rewardsmith.adapters.grpo.objective import token_logps
+    from rewardsmith.adapters.grpo.shared_prompt import prompt_groups
+
+    trainer = _trainer(tiny, tmp_path, temperature=0.7)
+    batch, _ = trainer.rollout(trainer.train_set.prompts)
+    rows = list(range(len(batch)))
+    inputs = trainer.collate(batch, rows)
+    assert inputs["prompt_of_row"].tolist() == [0] * 4 + [1] * 4 + [2] * 4
+    assert len({len(p.ids) for p in batch.prompts}) > 1 and (inputs["mask"].sum(-1) < inputs["mask"].shape[1]).any()
+    length = int(inputs["completion_length"])
+    results = []
+    for shared in (None, inputs["prompt_of_row"]):
+        trainer.model.zero_grad(set_to_none=True)
+        logps, ent = token_logps(trainer.model, inputs["input_ids"], inputs["attention_mask"], length, 0.7,
+                                 entropy=True, prompt_of_row=shared)
+        ((logps * inputs["mask"]).sum() / inputs["mask"].sum()).backward()
+        results.append((logps.detach(), ent, grads(trainer.model)))
+    (full, full_ent, full_grads), (split, split_ent, split_grads) = results
+    mask = inputs["mask"].bool()
+    assert torch.allclose(full[mask], split[mask], atol=1e-5) and torch.allclose(full_ent[mask], split_ent[mask],
+                                                                                 atol=1e-4)
+    assert _same(full_grads, split_grads, tol=1e-4)
+    assert prompt_groups([(1,), (2,), (3,)]) is None  # nothing repeats: nothing to share
+    assert prompt_groups([(1,), (2,), (1,)]) is None  # a prompt's rows apart: not shared

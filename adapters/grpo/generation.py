@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 import torch
 
+from rewardsmith.adapters.grpo.shared_prompt import prefill_for_groups
+
 
 @dataclass(frozen=True)
 class SamplingSettings:
@@ -170,18 +172,22 @@ class HFGenerator:
         knobs = ({"do_sample": False} if greedy else
                  {"do_sample": True, "temperature": sampling.temperature, "top_p": sampling.top_p,
                   "top_k": sampling.top_k})
-        config = GenerationConfig(max_new_tokens=sampling.max_new_tokens, num_return_sequences=n, pad_token_id=pad,
-                                  eos_token_id=sorted(self.eos), stop_strings=list(sampling.stop) or None,
-                                  **{**knobs, **dict(sampling.extra)})
+        share = n > 1 and min(len(p) for p in chunk) > 1  # each prompt prefilled once for its n completions
+        config = GenerationConfig(max_new_tokens=sampling.max_new_tokens, num_return_sequences=1 if share else n,
+                                  pad_token_id=pad, eos_token_id=sorted(self.eos),
+                                  stop_strings=list(sampling.stop) or None, **{**knobs, **dict(sampling.extra)})
         recorder = _SampledLogps(1.0 if greedy else sampling.temperature)
         was_training = model.training
         model.eval()
         autocast = torch.autocast(device.type, dtype=torch.bfloat16) if self.bf16 else contextlib.nullcontext()
         try:
             with torch.inference_mode(), autocast, _without_model_defaults(model):
+                prefilled = prefill_for_groups(model, input_ids, attention, n) if share else {}
+                if share:
+                    input_ids, attention = input_ids.repeat_interleave(n, 0), attention.repeat_interleave(n, 0)
                 sequences = model.generate(input_ids=input_ids, attention_mask=attention, generation_config=config,
                                            logits_processor=LogitsProcessorList([recorder]),
-                                           tokenizer=tok if sampling.stop else None)
+                                           tokenizer=tok if sampling.stop else None, **prefilled)
         finally:
             model.train(was_training)
         new = sequences[:, width:]

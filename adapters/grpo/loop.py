@@ -45,6 +45,7 @@ from rewardsmith.adapters.grpo.objective import (
     token_logps,
 )
 from rewardsmith.adapters.grpo.sampling import PromptSampler
+from rewardsmith.adapters.grpo.shared_prompt import prompt_groups
 from rewardsmith.adapters.health import InputHealth
 from rewardsmith.reward_models.checkpoint import (
     checkpoint_dirs,
@@ -351,6 +352,9 @@ class GRPOTrainer:
         as_tensor = lambda x, dtype=torch.long: torch.tensor(x, dtype=dtype, device=self.device)  # noqa: E731
         out = {"input_ids": as_tensor(input_ids), "attention_mask": as_tensor(attention),
                "mask": as_tensor(mask, torch.float32), "completion_length": torch.tensor(c_width)}
+        shared = prompt_groups([tuple(p) for p in prompts])  # a group's rows share their prompt's forward
+        if shared is not None:
+            out["prompt_of_row"] = shared
         for name in ("old_logps", "ref_logps", "sampler_logps"):
             values = getattr(batch, name)
             if values is not None:
@@ -375,13 +379,14 @@ class GRPOTrainer:
             with self.autocast():
                 if need_old:
                     logps, _ = token_logps(self.model, inputs["input_ids"], inputs["attention_mask"], length,
-                                           self.config.temperature)
+                                           self.config.temperature, prompt_of_row=inputs.get("prompt_of_row"))
                     old += [row[:n].float().cpu() for row, n in zip(logps, lengths, strict=True)]
                 if need_ref:
                     ctx = self.model.disable_adapter() if self.ref_model is None else nullcontext()
                     with ctx:
                         logps, _ = token_logps(self.ref_model or self.model, inputs["input_ids"],
-                                               inputs["attention_mask"], length, self.config.temperature)
+                                               inputs["attention_mask"], length, self.config.temperature,
+                                               prompt_of_row=inputs.get("prompt_of_row"))
                     ref += [row[:n].float().cpu() for row, n in zip(logps, lengths, strict=True)]
         batch.old_logps = old if need_old else None
         batch.ref_logps = ref if need_ref else None
@@ -393,7 +398,8 @@ class GRPOTrainer:
         length = int(inputs["completion_length"])
         with self.autocast():
             logps, entropy = token_logps(self.model, inputs["input_ids"], inputs["attention_mask"], length,
-                                         self.config.temperature, entropy=True)
+                                         self.config.temperature, entropy=True,
+                                         prompt_of_row=inputs.get("prompt_of_row"))
         mask = inputs["mask"]
         trainer_logps = inputs.get("old_logps", logps.detach())
         is_ratio = None

@@ -19,6 +19,8 @@ from typing import Any, Literal
 
 import torch
 
+from rewardsmith.adapters.grpo.shared_prompt import can_share_prompts, logits_with_shared_prompts, position_ids
+
 LossType = Literal["grpo", "dr_grpo", "dapo", "bnpo"]
 ScaleRewards = Literal["group", "batch", "none"]
 ISLevel = Literal["token", "sequence"]
@@ -76,15 +78,26 @@ def _nanstd(x: torch.Tensor, dim: int) -> torch.Tensor:
 
 
 def token_logps(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor, completion_length: int,
-                temperature: float, *, entropy: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
+                temperature: float, *, entropy: bool = False, prompt_of_row: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Log-probabilities of the last ``completion_length`` tokens under ``model`` at the sampling
     temperature (logits / T, as the sampler drew them), and optionally the entropy of that
-    distribution at each position (without gradient: a metric)."""
+    distribution at each position (without gradient: a metric).
+
+    ``prompt_of_row`` (B,): which distinct prompt each row continues, rows of one prompt next to
+    each other (a GRPO group). Given, each prompt runs once and its keys and values are shared
+    by its rows' completions: the same numbers (to float rounding) and the same gradients (they
+    add up through the sharing), for a group of n a 1/n share of the prompt's work."""
     if temperature <= 0:
         raise ValueError("temperature must be positive to score sampled tokens")
-    logits = model(input_ids=input_ids, attention_mask=attention_mask,
-                   logits_to_keep=completion_length + 1, use_cache=False).logits
-    logits = logits[:, -completion_length - 1:-1, :].float()
+    if prompt_of_row is not None and can_share_prompts(model):
+        logits = logits_with_shared_prompts(model, input_ids, attention_mask, completion_length, prompt_of_row)
+    else:
+        where = position_ids(model, attention_mask)
+        logits = model(input_ids=input_ids, attention_mask=attention_mask, logits_to_keep=completion_length + 1,
+                       use_cache=False, **({} if where is None else {"position_ids": where})).logits
+        logits = logits[:, -completion_length - 1:-1, :]
+    logits = logits.float()
     if temperature != 1.0:
         logits = logits / temperature
     targets = input_ids[:, -completion_length:]
