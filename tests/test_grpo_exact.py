@@ -54,18 +54,19 @@ def _completions(tokenizer) -> list[list[int]]:
             for group in TEXTS for text in group]
 
 
-def _trl_trainer(model_dir, tmp_path, **switches):
+def _trl_trainer(model_dir, tmp_path, dataset=None, **switches):
     from datasets import Dataset
     from trl import GRPOConfig as TRLConfig
     from trl import GRPOTrainer as TRLTrainer
 
     from rewardsmith.adapters.trl import reward_funcs
 
-    rows = [{"prompt": [{"role": "user", "content": q}], "answer": a} for q, a in PROMPTS]
-    args = TRLConfig(output_dir=str(tmp_path / "trl"), use_cpu=True, bf16=False, report_to=[],
-                     per_device_train_batch_size=8, gradient_accumulation_steps=1, num_generations=4,
-                     max_completion_length=MAX_LEN, temperature=TEMPERATURE, epsilon_high=0.28,
-                     num_iterations=2, learning_rate=1e-5, **switches)
+    rows = dataset or [{"prompt": [{"role": "user", "content": q}], "answer": a} for q, a in PROMPTS]
+    settings = {"output_dir": str(tmp_path / "trl"), "use_cpu": True, "bf16": False, "report_to": [],
+                "per_device_train_batch_size": 8, "gradient_accumulation_steps": 1, "num_generations": 4,
+                "max_completion_length": MAX_LEN, "temperature": TEMPERATURE, "epsilon_high": 0.28,
+                "num_iterations": 2, "learning_rate": 1e-5, "disable_tqdm": True, **switches}
+    args = TRLConfig(**settings)
     trainer = TRLTrainer(model=model_dir, reward_funcs=reward_funcs("math"), args=args,
                          train_dataset=Dataset.from_list(rows))
     trainer.current_gradient_accumulation_steps = 1
@@ -148,3 +149,35 @@ def test_loss_and_gradients_match_trl(tiny_model_dir, tmp_path, loss_type, beta,
                     if name in theirs:
                         p.add_(theirs[name] * (-STEP / norm))
     model.zero_grad(set_to_none=True)
+
+
+@pytest.mark.timeout(600)
+def test_five_optimizer_steps_through_trls_train_give_our_weights(tiny_model_dir, tmp_path):
+    """Beyond one loss: TRL's own ``train()`` (its optimizer, linear schedule, gradient clipping
+    at 1.0 — active here, the gradient norm is above it) and our loop, five steps on the same
+    completions of one prompt, move the weights by the same update (fp32 rounding apart)."""
+    from transformers import AutoModelForCausalLM
+
+    rows = [{"prompt": [{"role": "user", "content": PROMPTS[0][0]}], "answer": PROMPTS[0][1]}] * 8
+    trl_trainer, _ = _trl_trainer(tiny_model_dir, tmp_path, learning_rate=1e-3, max_steps=5, save_strategy="no",
+                                  num_iterations=1, num_generations=8, temperature=1.0, epsilon_high=None,
+                                  dataset=rows)
+    tokenizer = trl_trainer.processing_class
+    completions = _completions(tokenizer)
+    trl_trainer._generate_single_turn = lambda *args, **kwargs: ([list(c) for c in completions], None)
+    start = {n: p.detach().clone() for n, p in trl_trainer.model.named_parameters()}
+    trl_trainer.train()
+    theirs = torch.cat([(p.detach() - start[n]).flatten() for n, p in trl_trainer.model.named_parameters()])
+
+    config = GRPOConfig(model=tiny_model_dir, reward="math", output_dir=str(tmp_path / "ours"), device="cpu",
+                        num_generations=8, prompts_per_step=1, max_completion_length=MAX_LEN, learning_rate=1e-3,
+                        max_steps=5, micro_batch_size=8, save_every=0)
+    prompts = encode_rows(((1, rows[0], None),), tokenizer, "prompt", "auto", 256)
+    ours = GRPOTrainer(config, prompts, reward=build("math"), tokenizer=tokenizer,
+                       model=AutoModelForCausalLM.from_pretrained(tiny_model_dir, dtype=torch.float32),
+                       generator=ReplayGenerator(completions, {tokenizer.eos_token_id}), progress=False,
+                       log=lambda _: None)
+    norms = [ours.train_step()["grad_norm"] for _ in range(5)]
+    mine = torch.cat([(p.detach() - start[n]).flatten() for n, p in ours.model.named_parameters()])
+    assert min(norms) > 1.0  # clipping does something
+    assert theirs.norm() > 1.0 and float((mine - theirs).norm() / theirs.norm()) < 1e-4
