@@ -2,7 +2,7 @@
 
 The setting the issue measured TRL in: prompts "What is a + b? Give only the final number in
 \\boxed{}." (a, b in 2-30; data/arithmetic_train.jsonl), 40 steps of 1 prompt x 8 completions x
-32 tokens, learning rate 5e-6, beta 0, reward ``math``, on the CPU, seeds 0, 1 and 2. Both sides
+32 tokens, learning rate 5e-6, beta 0, reward ``math``, on the CPU, seeds 0-9. Both sides
 use TRL's defaults otherwise (loss dapo, temperature 1, group-scaled advantages, AdamW, linear
 decay, grad-norm clip 1); TRL also keeps its default gradient checkpointing.
 
@@ -14,11 +14,15 @@ is in the training file:
 * format: the completion has a ``\\boxed{...}`` (what the prompt asks for, and what an early
   gain is often made of) - reported apart from accuracy.
 
-Each run is a child process. Printed: before / after per seed and the mean, training wall time,
-and the reward curves (benchmarks/results/grpo_learning.png, 8-step running mean of the
-training reward for each run).
+Each run is a child process. Printed: before / after per seed, the mean (with the gap between
+the sides and its standard error: a seed fixes different prompts and random draws in each
+trainer, so the runs are independent samples of each), training wall time and its ratio; the
+reward curves and the accuracies are drawn in benchmarks/results/grpo_learning.png. Run it on
+a quiet machine: two processes on two cores slow each other several-fold. For the same prompts
+and draws on both sides, see grpo_paired.py.
 
-    python benchmarks/grpo_learning.py [--seeds 0,1,2] [--steps 40] [--sides ours,trl] [--threads N]
+    python benchmarks/grpo_learning.py [--seeds 0,...,9] [--steps 40] [--sides ours,trl] [--threads N]
+    python benchmarks/grpo_learning.py --replot   # the plot and summary again from the saved results
 """
 
 from __future__ import annotations
@@ -113,42 +117,99 @@ def child(role: str, seed: int, steps: int, out: Path) -> None:
     out.write_text(json.dumps(result))
 
 
-def plot(results: dict[str, dict[int, dict[str, Any]]], target: Path) -> None:
+def plot(results: dict[str, dict[int, dict[str, Any]]], before: float, target: Path) -> None:
+    """Left: each run's training reward (8-step running mean, thin) and each side's mean over
+    seeds (bold). Right: held-out accuracy after training, one dot per seed, the mean as a bar."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, (curves, accuracy) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [2.2, 1]})
     colours = {"ours": "tab:blue", "trl": "tab:orange"}
     for side, runs in results.items():
-        for seed, run in runs.items():
+        smoothed = []
+        for run in runs.values():
             values = run["rewards"]
             smooth = [statistics.mean(values[max(0, i - 7):i + 1]) for i in range(len(values))]
-            ax.plot(range(1, len(values) + 1), smooth, color=colours.get(side), alpha=0.8,
-                    label=f"{side}" if seed == min(runs) else None)
-    ax.set_xlabel("step (1 prompt x 8 completions)")
-    ax.set_ylabel("training reward (8-step running mean)")
-    ax.set_title("GRPO, SmolLM2-135M on additions: ours vs TRL 1.16 (seeds 0-2)", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend()
+            smoothed.append(smooth)
+            curves.plot(range(1, len(smooth) + 1), smooth, color=colours.get(side), alpha=0.2, linewidth=0.8)
+        width = min(len(s) for s in smoothed)
+        mean = [statistics.mean(s[i] for s in smoothed) for i in range(width)]
+        curves.plot(range(1, width + 1), mean, color=colours.get(side), linewidth=2.5,
+                    label=f"{side}: mean of {len(smoothed)} seeds")
+    curves.set_xlabel("step (1 prompt x 8 completions)")
+    curves.set_ylabel("training reward (8-step running mean)")
+    curves.grid(alpha=0.3)
+    curves.legend()
+    for x, (side, runs) in enumerate(results.items()):
+        values = [r["after"]["accuracy"] for r in runs.values()]
+        accuracy.bar(x, statistics.mean(values), color=colours.get(side), alpha=0.35, width=0.6)
+        accuracy.scatter([x + (k - len(values) / 2) * 0.03 for k in range(len(values))], values,
+                         color=colours.get(side), s=18, zorder=3)
+        accuracy.text(x, max(values) + 0.04, f"mean {statistics.mean(values):.3f}", ha="center")
+    accuracy.axhline(before, color="grey", linestyle="--", linewidth=1, label=f"before training {before:.3f}")
+    accuracy.set_xticks(range(len(results)), list(results))
+    accuracy.set_ylim(0, 1)
+    accuracy.set_ylabel("held-out greedy accuracy after training")
+    accuracy.legend(loc="upper left", fontsize=8)
+    seeds = sorted({seed for runs in results.values() for seed in runs})
+    fig.suptitle(f"GRPO, SmolLM2-135M on additions: ours vs TRL 1.16 (seeds {', '.join(map(str, seeds))})",
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(target, dpi=110)
     plt.close(fig)
 
 
+def summarise(before: dict[str, float], results: dict[str, dict[int, dict[str, Any]]]) -> None:
+    """Per side: accuracy and format after training, training time; then ours against TRL: the
+    gap in mean accuracy with its standard error (the runs of one side are independent of the
+    other's: a seed fixes different prompts and draws in each), and the ratio of training times."""
+    for side, runs in results.items():
+        acc = [r["after"]["accuracy"] for r in runs.values()]
+        fmt = [r["after"]["format"] for r in runs.values()]
+        secs = [r["seconds"] for r in runs.values()]
+        spread = statistics.stdev(acc) if len(acc) > 1 else 0.0
+        gain = statistics.mean(acc) - before["accuracy"]
+        print(f"{side:>4}: accuracy {before['accuracy']:.3f} -> mean {statistics.mean(acc):.3f} (sd {spread:.3f}, "
+              f"min {min(acc):.3f}, max {max(acc):.3f}; gain {gain:+.3f}); "
+              f"format {before['format']:.3f} -> mean {statistics.mean(fmt):.3f}; "
+              f"training {statistics.mean(secs):.0f} s "
+              f"mean, {statistics.median(secs):.0f} s median ({min(secs):.0f}-{max(secs):.0f})")
+    if "ours" in results and "trl" in results:
+        ours, trl = results["ours"], results["trl"]
+        acc = {side: [r["after"]["accuracy"] for r in runs.values()] for side, runs in (("ours", ours), ("trl", trl))}
+        gap = statistics.mean(acc["ours"]) - statistics.mean(acc["trl"])
+        if min(len(acc["ours"]), len(acc["trl"])) > 1:
+            se = (statistics.variance(acc["ours"]) / len(acc["ours"])
+                  + statistics.variance(acc["trl"]) / len(acc["trl"])) ** 0.5
+            print(f"ours - trl mean accuracy: {gap:+.3f} (standard error {se:.3f})")
+        mean_ratio = statistics.mean(r["seconds"] for r in ours.values()) / statistics.mean(
+            r["seconds"] for r in trl.values())
+        median_ratio = statistics.median(r["seconds"] for r in ours.values()) / statistics.median(
+            r["seconds"] for r in trl.values())
+        print(f"ours / trl training time: {mean_ratio:.2f}x (means), {median_ratio:.2f}x (medians)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--seeds", default="0,1,2,3,4,5,6,7,8,9")
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--sides", default="ours,trl")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--replot", action="store_true", help="summary and plot again from the saved results")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--out", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child, args.seed, args.steps, Path(args.out))
+        return
+    if args.replot:
+        saved = json.loads((RESULTS / "grpo_learning.json").read_text())
+        results = {side: {int(k): v for k, v in runs.items()} for side, runs in saved["results"].items()}
+        summarise(saved["before"], results)
+        plot(results, saved["before"]["accuracy"], RESULTS / "grpo_learning.png")
         return
     RESULTS.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
@@ -174,19 +235,8 @@ def main() -> None:
             print(f"{side:>4} seed {seed}: accuracy {before['accuracy']:.3f} -> {run['after']['accuracy']:.3f}, "
                   f"format {before['format']:.3f} -> {run['after']['format']:.3f}, {run['seconds']:.0f} s", flush=True)
     print()
-    for side, runs in results.items():
-        acc = [r["after"]["accuracy"] for r in runs.values()]
-        fmt = [r["after"]["format"] for r in runs.values()]
-        secs = [r["seconds"] for r in runs.values()]
-        print(f"{side:>4}: accuracy {before['accuracy']:.3f} -> mean {statistics.mean(acc):.3f} "
-              f"(min {min(acc):.3f}, max {max(acc):.3f}); format {before['format']:.3f} -> mean "
-              f"{statistics.mean(fmt):.3f}; training {statistics.mean(secs):.0f} s mean "
-              f"({min(secs):.0f}-{max(secs):.0f})")
-    if "ours" in results and "trl" in results:
-        ours = statistics.mean(r["seconds"] for r in results["ours"].values())
-        trl = statistics.mean(r["seconds"] for r in results["trl"].values())
-        print(f"ours / trl training time: {ours / trl:.2f}x")
-    plot(results, RESULTS / "grpo_learning.png")
+    summarise(before, results)
+    plot(results, before["accuracy"], RESULTS / "grpo_learning.png")
     (RESULTS / "grpo_learning.json").write_text(json.dumps({"before": before, "results": results}, indent=2))
     print(f"curves: {RESULTS / 'grpo_learning.png'}")
 
