@@ -22,6 +22,7 @@ a quiet machine: two processes on two cores slow each other several-fold. For th
 and draws on both sides, see grpo_paired.py.
 
     python benchmarks/grpo_learning.py [--seeds 0,...,9] [--steps 40] [--sides ours,trl] [--threads N]
+                                       [--device cpu|cuda]   # cuda: bf16 autocast on both sides
     python benchmarks/grpo_learning.py --replot   # the plot and summary again from the saved results
 """
 
@@ -49,7 +50,7 @@ def rows(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (ROOT / "data" / name).read_text().splitlines()]
 
 
-def evaluate(model: Any, tokenizer: Any) -> dict[str, float]:
+def evaluate(model: Any, tokenizer: Any, bf16: bool = False) -> dict[str, float]:
     """Greedy accuracy and format compliance on the held-out additions, with our scoring code."""
     from rewardsmith.adapters.grpo.data import encode_rows
     from rewardsmith.adapters.grpo.generation import HFGenerator, SamplingSettings
@@ -58,7 +59,7 @@ def evaluate(model: Any, tokenizer: Any) -> dict[str, float]:
     heldout = rows("arithmetic_heldout.jsonl")
     prompts = encode_rows(((i + 1, r, None) for i, r in enumerate(heldout)), tokenizer, "prompt", "auto", 512)
     settings = SamplingSettings(max_new_tokens=SETTING["max_completion_length"], temperature=0.0)
-    sampled = HFGenerator(model, tokenizer).generate([list(p.ids) for p in prompts.prompts], 1, settings)
+    sampled = HFGenerator(model, tokenizer, bf16=bf16).generate([list(p.ids) for p in prompts.prompts], 1, settings)
     texts = tokenizer.batch_decode(sampled.completion_ids, skip_special_tokens=True)
     reward = build("math")
     verdicts = reward.verify_batch([Sample(prompt=p.prompt, completion=t, fields=p.fields)
@@ -67,11 +68,11 @@ def evaluate(model: Any, tokenizer: Any) -> dict[str, float]:
             "format": sum("\\boxed{" in t for t in texts) / len(texts)}
 
 
-def run_ours(seed: int, steps: int, workdir: Path) -> dict[str, Any]:
+def run_ours(seed: int, steps: int, workdir: Path, device: str) -> dict[str, Any]:
     from rewardsmith.adapters.grpo.config import GRPOConfig
     from rewardsmith.adapters.grpo.loop import build_trainer
 
-    config = GRPOConfig(model="smollm2", reward="math", output_dir=str(workdir), device="cpu", seed=seed,
+    config = GRPOConfig(model="smollm2", reward="math", output_dir=str(workdir), device=device, seed=seed,
                         max_steps=steps, save_every=0, save_model=False, samples_per_step=0, resume=False,
                         micro_batch_size=8, **SETTING)
     trainer = build_trainer(config, ROOT / "data" / "arithmetic_train.jsonl", progress=False, log=lambda _: None)
@@ -80,10 +81,11 @@ def run_ours(seed: int, steps: int, workdir: Path) -> dict[str, Any]:
     seconds = time.perf_counter() - started
     log = [json.loads(line) for line in (workdir / "log.jsonl").read_text().splitlines()]
     rewards = [r["reward_mean"] for r in log if "reward_mean" in r]
-    return {"seconds": seconds, "rewards": rewards, "after": evaluate(trainer.model.eval(), trainer.tokenizer)}
+    return {"seconds": seconds, "rewards": rewards,
+            "after": evaluate(trainer.model.eval(), trainer.tokenizer, bf16=device == "cuda")}
 
 
-def run_trl(seed: int, steps: int, workdir: Path) -> dict[str, Any]:
+def run_trl(seed: int, steps: int, workdir: Path, device: str) -> dict[str, Any]:
     sys.path.insert(0, str(HERE))
     from grpo_trl import trl_trainer
 
@@ -91,29 +93,30 @@ def run_trl(seed: int, steps: int, workdir: Path) -> dict[str, Any]:
 
     trainer, _ = trl_trainer(resolve("smollm2"), rows("arithmetic_train.jsonl"), workdir=workdir, seed=seed,
                              steps=steps, prompts_per_step=1, num_generations=8, max_completion_length=32,
-                             learning_rate=5e-6, beta=0.0)
+                             learning_rate=5e-6, beta=0.0, device=device)
     started = time.perf_counter()
     trainer.train()
     seconds = time.perf_counter() - started
     rewards = [h["reward"] for h in trainer.state.log_history if "reward" in h]
-    return {"seconds": seconds, "rewards": rewards, "after": evaluate(trainer.model.eval(), trainer.processing_class)}
+    return {"seconds": seconds, "rewards": rewards,
+            "after": evaluate(trainer.model.eval(), trainer.processing_class, bf16=device == "cuda")}
 
 
-def run_before() -> dict[str, Any]:
+def run_before(device: str) -> dict[str, Any]:
     from rewardsmith.reward_models.loading import load_causal_lm
 
-    model, tokenizer = load_causal_lm("smollm2", "cpu")
-    return {"before": evaluate(model, tokenizer)}
+    model, tokenizer = load_causal_lm("smollm2", device)
+    return {"before": evaluate(model, tokenizer, bf16=device == "cuda")}
 
 
-def child(role: str, seed: int, steps: int, out: Path) -> None:
+def child(role: str, seed: int, steps: int, out: Path, device: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if role == "before":
-            result = run_before()
+            result = run_before(device)
         elif role == "ours":
-            result = run_ours(seed, steps, Path(tmp))
+            result = run_ours(seed, steps, Path(tmp), device)
         else:
-            result = run_trl(seed, steps, Path(tmp))
+            result = run_trl(seed, steps, Path(tmp), device)
     out.write_text(json.dumps(result))
 
 
@@ -197,19 +200,21 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--sides", default="ours,trl")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--replot", action="store_true", help="summary and plot again from the saved results")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--out", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.seed, args.steps, Path(args.out))
+        child(args.child, args.seed, args.steps, Path(args.out), args.device)
         return
+    suffix = "" if args.device == "cpu" else f"_{args.device}"
     if args.replot:
-        saved = json.loads((RESULTS / "grpo_learning.json").read_text())
+        saved = json.loads((RESULTS / f"grpo_learning{suffix}.json").read_text())
         results = {side: {int(k): v for k, v in runs.items()} for side, runs in saved["results"].items()}
         summarise(saved["before"], results)
-        plot(results, saved["before"]["accuracy"], RESULTS / "grpo_learning.png")
+        plot(results, saved["before"]["accuracy"], RESULTS / f"grpo_learning{suffix}.png")
         return
     RESULTS.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
@@ -217,11 +222,11 @@ def main() -> None:
         env.update(OMP_NUM_THREADS=str(args.threads), MKL_NUM_THREADS=str(args.threads))
 
     def spawn(role: str, seed: int) -> dict[str, Any]:
-        out = RESULTS / f"grpo_learning_{role}_{seed}.json"
-        with (RESULTS / f"grpo_learning_{role}_{seed}.log").open("w") as log:
+        out = RESULTS / f"grpo_learning{suffix}_{role}_{seed}.json"
+        with (RESULTS / f"grpo_learning{suffix}_{role}_{seed}.log").open("w") as log:
             subprocess.run([sys.executable, __file__, "--child", role, "--seed", str(seed), "--steps",
-                            str(args.steps), "--out", str(out)], check=True, env=env, cwd=ROOT, stdout=log,
-                           stderr=subprocess.STDOUT)
+                            str(args.steps), "--out", str(out), "--device", args.device], check=True, env=env,
+                           cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         return json.loads(out.read_text())
 
     before = spawn("before", 0)["before"]
@@ -236,9 +241,9 @@ def main() -> None:
                   f"format {before['format']:.3f} -> {run['after']['format']:.3f}, {run['seconds']:.0f} s", flush=True)
     print()
     summarise(before, results)
-    plot(results, before["accuracy"], RESULTS / "grpo_learning.png")
-    (RESULTS / "grpo_learning.json").write_text(json.dumps({"before": before, "results": results}, indent=2))
-    print(f"curves: {RESULTS / 'grpo_learning.png'}")
+    plot(results, before["accuracy"], RESULTS / f"grpo_learning{suffix}.png")
+    (RESULTS / f"grpo_learning{suffix}.json").write_text(json.dumps({"before": before, "results": results}, indent=2))
+    print(f"curves: {RESULTS / f'grpo_learning{suffix}.png'}")
 
 
 if __name__ == "__main__":

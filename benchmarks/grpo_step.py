@@ -1,6 +1,7 @@
 """GRPO step time: rewardsmith's loop against TRL 1.16's GRPOTrainer, same model, prompts and work.
 
-Both sides train SmolLM2-135M-Instruct (fp32, CPU) on the same arithmetic prompts
+Both sides train SmolLM2-135M-Instruct (fp32 on the CPU; ``--device cuda``: bf16 autocast over
+fp32 weights on both sides, ``--model`` for another checkpoint) on the same arithmetic prompts
 (data/arithmetic_train.jsonl, in the same order: both shuffle with their own seed, so the
 benchmark hands each the same prompts by giving them a file of exactly steps × prompts rows),
 with the same group size, completion length, learning rate, loss (dapo), beta and reward
@@ -16,10 +17,11 @@ Variants, each in its own child process (so each peak RSS is its own):
 
 Printed per variant: median step time (the first step, a warm-up, left out), generation
 tokens/s, scoring time, the rest of the step (log-probabilities, backward, optimizer; TRL does
-not split them), peak RSS; then ours / TRL for step time.
+not split them), peak RSS (and on CUDA peak GPU memory); then ours / TRL for step time.
 
     python benchmarks/grpo_step.py [--steps 5] [--prompts 2] [--generations 8] [--length 32]
                                    [--threads N] [--variants ours,trl,trl-no-gc]
+                                   [--device cpu|cuda] [--model smollm2]
 
 Writes benchmarks/results/grpo_step.json.
 """
@@ -43,8 +45,13 @@ ROOT = HERE.parent
 RESULTS = HERE / "results"
 
 
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def peak_memory(device: str) -> dict[str, float]:
+    peaks = {"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    if device == "cuda":
+        import torch
+
+        peaks["peak_gpu_mb"] = torch.cuda.max_memory_allocated() / 2**20
+    return peaks
 
 
 def prompt_rows(n: int) -> list[dict[str, Any]]:
@@ -58,7 +65,7 @@ def run_ours(spec: dict[str, Any], workdir: Path) -> dict[str, Any]:
 
     data = workdir / "prompts.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in prompt_rows(spec["steps"] * spec["prompts"])))
-    config = GRPOConfig(model="smollm2", reward="math", output_dir=str(workdir / "ours"), device="cpu",
+    config = GRPOConfig(model=spec["model"], reward="math", output_dir=str(workdir / "ours"), device=spec["device"],
                         seed=spec["seed"], max_steps=spec["steps"], prompts_per_step=spec["prompts"],
                         num_generations=spec["generations"], max_completion_length=spec["length"],
                         micro_batch_size=spec["prompts"] * spec["generations"], learning_rate=5e-6,
@@ -69,7 +76,7 @@ def run_ours(spec: dict[str, Any], workdir: Path) -> dict[str, Any]:
     return {"step": [s["step_time"] for s in steps], "generate": [s["time_generate"] for s in steps],
             "score": [s["time_score"] for s in steps],
             "rest": [s["time_reference"] + s["time_update"] + s["time_sync"] for s in steps],
-            "tokens": [s["tokens_generated"] for s in steps], "peak_rss_mb": peak_rss_mb()}
+            "tokens": [s["tokens_generated"] for s in steps], **peak_memory(spec["device"])}
 
 
 def run_trl(spec: dict[str, Any], workdir: Path, gradient_checkpointing: bool) -> dict[str, Any]:
@@ -79,7 +86,8 @@ def run_trl(spec: dict[str, Any], workdir: Path, gradient_checkpointing: bool) -
     from rewardsmith.reward_models.model import resolve
 
     rows = prompt_rows(spec["steps"] * spec["prompts"])
-    trainer, timings = trl_trainer(resolve("smollm2"), rows, workdir=workdir / "trl", seed=spec["seed"],
+    trainer, timings = trl_trainer(resolve(spec["model"]), rows, device=spec["device"], workdir=workdir / "trl",
+                                   seed=spec["seed"],
                                    steps=spec["steps"], prompts_per_step=spec["prompts"],
                                    num_generations=spec["generations"], max_completion_length=spec["length"],
                                    learning_rate=5e-6, gradient_checkpointing=gradient_checkpointing,
@@ -89,7 +97,7 @@ def run_trl(spec: dict[str, Any], workdir: Path, gradient_checkpointing: bool) -
     rest = [s - g - r for s, g, r in zip(steps, timings["generate"], timings["score"], strict=False)]
     tokens = spec["prompts"] * spec["generations"] * spec["length"]
     return {"step": steps, "generate": timings["generate"], "score": timings["score"], "rest": rest,
-            "tokens": [tokens] * len(steps), "peak_rss_mb": peak_rss_mb()}
+            "tokens": [tokens] * len(steps), **peak_memory(spec["device"])}
 
 
 def child(variant: str, spec: dict[str, Any], out: Path) -> None:
@@ -112,7 +120,8 @@ def summarise(result: dict[str, Any]) -> dict[str, float]:
     tokens = sum(result["tokens"][1:]) or sum(result["tokens"])
     return {"step_s": median("step"), "generate_s": median("generate"), "score_s": median("score"),
             "rest_s": median("rest"), "generate_tokens_per_s": tokens / gen_time,
-            "tokens_per_step": statistics.median(result["tokens"]), "peak_rss_mb": result["peak_rss_mb"]}
+            "tokens_per_step": statistics.median(result["tokens"]), "peak_rss_mb": result["peak_rss_mb"],
+            "peak_gpu_mb": result.get("peak_gpu_mb", 0.0)}
 
 
 def main() -> None:
@@ -124,6 +133,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--variants", default="ours,trl,trl-no-gc")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--model", default="smollm2", help="a local checkpoint directory or the alias smollm2")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--spec", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--out", default=None, help=argparse.SUPPRESS)
@@ -132,7 +143,7 @@ def main() -> None:
         child(args.child, json.loads(args.spec), Path(args.out))
         return
     spec = {"steps": args.steps, "prompts": args.prompts, "generations": args.generations, "length": args.length,
-            "seed": args.seed}
+            "seed": args.seed, "device": args.device, "model": args.model}
     RESULTS.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     if args.threads:
@@ -146,12 +157,13 @@ def main() -> None:
                             str(out)], check=True, env=env, stdout=handle, stderr=subprocess.STDOUT, cwd=ROOT)
         table[variant] = summarise(json.loads(out.read_text()))
         print(f"{variant:>10}: " + ", ".join(f"{k} {v:.3g}" for k, v in table[variant].items()), flush=True)
-    print(f"\nsetting: SmolLM2-135M fp32 on CPU, {args.prompts} prompts x {args.generations} completions x "
+    precision = "bf16 autocast on CUDA" if args.device == "cuda" else "fp32 on CPU"
+    print(f"\nsetting: {args.model} {precision}, {args.prompts} prompts x {args.generations} completions x "
           f"{args.length} tokens per step, {args.steps} steps (first left out), dapo, beta 0")
-    print(f"{'':>10}  {'step s':>8} {'gen tok/s':>10} {'score s':>8} {'rest s':>8} {'peak MB':>8}")
+    print(f"{'':>10}  {'step s':>8} {'gen tok/s':>10} {'score s':>8} {'rest s':>8} {'peak MB':>8} {'GPU MB':>8}")
     for variant, row in table.items():
         print(f"{variant:>10}  {row['step_s']:8.2f} {row['generate_tokens_per_s']:10.1f} {row['score_s']:8.3f} "
-              f"{row['rest_s']:8.2f} {row['peak_rss_mb']:8.0f}")
+              f"{row['rest_s']:8.2f} {row['peak_rss_mb']:8.0f} {row['peak_gpu_mb']:8.0f}")
     if "ours" in table:
         for reference in ("trl", "trl-no-gc"):
             if reference in table:

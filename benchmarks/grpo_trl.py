@@ -2,7 +2,7 @@
 
 One function builds it from the same settings our loop gets, so the two sides differ only where
 named: TRL's defaults where the benchmark says "defaults" (gradient checkpointing on, as TRL
-ships it), ``use_cpu=True, bf16=False`` on a CPU, the reward through our TRL reward functions
+ships it), ``use_cpu=True, bf16=False`` on a CPU and ``bf16=True`` on CUDA, the reward through our TRL reward functions
 (the same ``build(spec)`` our loop calls). Phase timings come from wrapping TRL's own methods
 (generation, reward computation) and from a callback around each optimizer step; nothing in
 TRL's computation is changed.
@@ -20,15 +20,16 @@ def trl_trainer(model_dir: str, rows: list[dict[str, Any]], *, workdir: Path, se
                 prompts_per_step: int, num_generations: int, max_completion_length: int, learning_rate: float,
                 beta: float = 0.0, loss_type: str = "dapo", temperature: float = 1.0,
                 gradient_checkpointing: bool = True, generation_kwargs: dict[str, Any] | None = None,
-                reward: Any = "math") -> tuple[Any, dict[str, list[float]]]:
-    """(trainer, timings): timings["generate"/"score"/"step"] are appended per call/step."""
+                reward: Any = "math", device: str = "cpu") -> tuple[Any, dict[str, list[float]]]:
+    """(trainer, timings): timings["generate"/"score"/"step"] are appended per call/step. On
+    ``device="cuda"`` TRL runs with ``bf16=True`` (autocast over fp32 weights, as our loop does)."""
     from datasets import Dataset
     from transformers import TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
 
     from rewardsmith.adapters.trl import reward_funcs
 
-    args = GRPOConfig(output_dir=str(workdir), use_cpu=True, bf16=False, report_to=[], seed=seed,
+    args = GRPOConfig(output_dir=str(workdir), use_cpu=device == "cpu", bf16=device == "cuda", report_to=[], seed=seed,
                       per_device_train_batch_size=prompts_per_step * num_generations, gradient_accumulation_steps=1,
                       num_generations=num_generations, max_completion_length=max_completion_length,
                       learning_rate=learning_rate, beta=beta, loss_type=loss_type, temperature=temperature,

@@ -263,6 +263,13 @@ class GRPOTrainer:
     def autocast(self) -> Any:
         return torch.autocast(self.device.type, dtype=torch.bfloat16) if self.bf16 else nullcontext()
 
+    def clock(self) -> float:
+        """perf_counter once the device's queued work is done: CUDA kernels run asynchronously, so
+        without the wait a phase's time would be billed to whichever phase next reads a result."""
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        return time.perf_counter()
+
     # ------------------------------------------------------------------ a step: rollouts
 
     def score(self, prompts: Sequence[Prompt], sampled: Sampled, group_size: int) -> Rollouts:
@@ -299,13 +306,13 @@ class GRPOTrainer:
                 indices, passed_over = self.sampler.draw(want, self.step)
                 self.counters["skipped_extreme"] += passed_over
                 chosen = [self.train_set.prompts[i] for i in indices]
-            started = time.perf_counter()
+            started = self.clock()
             sampled = self.generator.generate([list(p.ids) for p in chosen], config.num_generations, self.sampling)
-            timing["generate"] += time.perf_counter() - started
+            timing["generate"] += self.clock() - started
             stats["tokens_generated"] += sampled.tokens
-            started = time.perf_counter()
+            started = self.clock()
             batch = self.score(chosen, sampled, config.num_generations)
-            timing["score"] += time.perf_counter() - started
+            timing["score"] += self.clock() - started
             advantages = group_advantages(batch.rewards, config.num_generations, config.scale_rewards)
             for g, prompt in enumerate(chosen):
                 rows = range(g * config.num_generations, (g + 1) * config.num_generations)
@@ -488,22 +495,22 @@ class GRPOTrainer:
 
     def train_step(self) -> dict[str, Any]:
         """One step: rollouts, reference log-probs, update, sync; returns its log record."""
-        started = time.perf_counter()
+        started = self.clock()
         batch, roll = self.rollout()
         record: dict[str, Any] = {"step": self.step + 1}
         record.update(_reward_stats(batch, self.config.num_generations))
-        started_ref = time.perf_counter()
+        started_ref = self.clock()
         if len(batch):
             self.reference_logps(batch)
-        time_ref = time.perf_counter() - started_ref
-        started_update = time.perf_counter()
+        time_ref = self.clock() - started_ref
+        started_update = self.clock()
         record.update(self.update(batch) if len(batch) else {"rows_in_loss": 0.0})
-        time_update = time.perf_counter() - started_update
-        started_sync = time.perf_counter()
+        time_update = self.clock() - started_update
+        started_sync = self.clock()
         self.generator.sync(self.model)
-        time_sync = time.perf_counter() - started_sync
+        time_sync = self.clock() - started_sync
         self.step += 1
-        total = time.perf_counter() - started
+        total = self.clock() - started
         groups = max(roll["groups_sampled"], 1.0)
         record.update({
             "informative_share": roll["informative_groups"] / groups, "sampling_rounds": roll["rounds"],
