@@ -469,3 +469,17 @@ def test_sharing_a_groups_prompt_forward_gives_the_same_log_probs_and_gradients(
     assert _same(full_grads, split_grads, tol=1e-4)
     assert prompt_groups([(1,), (2,), (3,)]) is None  # nothing repeats: nothing to share
     assert prompt_groups([(1,), (2,), (1,)]) is None  # a prompt's rows apart: not shared
+
+
+def test_entropy_taken_a_chunk_of_positions_at_a_time_equals_the_whole(monkeypatch):
+    """The entropy metric is computed in chunks (its temporaries would otherwise be two more
+    (B, T, vocab) tensors); the chunks must tile the positions exactly, in order."""
+    from rewardsmith.adapters.grpo import objective
+
+    monkeypatch.setattr(objective, "ENTROPY_CHUNK_POSITIONS", 7)  # 3 x 11 = 33 positions: 5 chunks, one short
+    logp_all = torch.randn(3, 11, 19, generator=torch.Generator().manual_seed(0)).log_softmax(-1)
+    whole = -(logp_all.exp() * logp_all).sum(-1)
+    chunked = objective._entropy(logp_all)
+    assert chunked.shape == (3, 11)
+    assert torch.allclose(chunked, whole, atol=1e-6)
+    assert not torch.allclose(chunked, whole.flip(-1), atol=1e-3)  # each position keeps its own value

@@ -102,13 +102,21 @@ def token_logps(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tenso
         logits = logits / temperature
     targets = input_ids[:, -completion_length:]
     logp_all = logits.log_softmax(-1)
+    del logits  # log_softmax's backward reads its output: the (B, T, vocab) input can go now
     logps = torch.gather(logp_all, -1, targets.unsqueeze(-1)).squeeze(-1)
-    ent = None
-    if entropy:
-        with torch.no_grad():
-            detached = logp_all.detach()
-            ent = -(detached.exp() * detached).sum(-1)
-    return logps, ent
+    return logps, (_entropy(logp_all.detach()) if entropy else None)
+
+
+ENTROPY_CHUNK_POSITIONS = 1024
+
+
+@torch.no_grad()
+def _entropy(logp_all: torch.Tensor) -> torch.Tensor:
+    """-sum p log p at each position, a chunk of positions at a time: at once, its two
+    temporaries would each be as large as the (B, T, vocab) log-probabilities."""
+    flat = logp_all.reshape(-1, logp_all.shape[-1])
+    parts = [-(chunk.exp() * chunk).sum(-1) for chunk in flat.split(ENTROPY_CHUNK_POSITIONS)]
+    return torch.cat(parts).reshape(logp_all.shape[:-1])
 
 
 # --------------------------------------------------------------------------- the loss
