@@ -98,15 +98,16 @@ def _rows(n=3):
     return [{"prompt": [{"role": "user", "content": q}], "answer": a} for q, a in QUESTIONS[:n]]
 
 
-def _trainer(tiny, tmp_path, reward=None, texts=TEXTS, n_prompts=3, rows=None, log=lambda _: None, **switches):
+def _trainer(tiny, tmp_path, reward=None, texts=TEXTS, n_prompts=3, rows=None, log=lambda _: None, length=10,
+             **switches):
     from transformers import AutoModelForCausalLM
 
     path, tok = tiny
     rows = rows or _rows(n_prompts)
     prompts = encode_rows(((i + 1, r, None) for i, r in enumerate(rows)), tok, "prompt", "auto", 256)
-    completions = [(tok(t, add_special_tokens=False)["input_ids"] + [tok.eos_token_id])[:10] for t in texts]
+    completions = [(tok(t, add_special_tokens=False)["input_ids"] + [tok.eos_token_id])[:length] for t in texts]
     settings = {"model": path, "output_dir": str(tmp_path / "out"), "device": "cpu", "num_generations": 4,
-                "prompts_per_step": n_prompts, "max_completion_length": 10, "temperature": 0.7, **switches}
+                "prompts_per_step": n_prompts, "max_completion_length": length, "temperature": 0.7, **switches}
     config = GRPOConfig.from_mapping(settings)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
     return GRPOTrainer(config, prompts, reward=reward or build("math"), model=model, tokenizer=tok,
@@ -483,3 +484,30 @@ def test_entropy_taken_a_chunk_of_positions_at_a_time_equals_the_whole(monkeypat
     assert chunked.shape == (3, 11)
     assert torch.allclose(chunked, whole, atol=1e-6)
     assert not torch.allclose(chunked, whole.flip(-1), atol=1e-3)  # each position keeps its own value
+
+
+@pytest.mark.parametrize("kind", ["gate", "weighted"])
+def test_the_loop_trains_on_exactly_the_specs_reward(tiny, tmp_path, kind):
+    """What the loop trains on is build(spec).verify on the same rows (the completion as the
+    policy sampled it, the prompt's columns as fields), for a gate (well formatted but wrong
+    earns nothing) and a weighted sum."""
+    from rewardsmith.verifiers import Sample
+
+    spec = {"gate": {"type": "gate", "when": "format", "then": {"type": "math", "workers": 0}},
+            "weighted": {"type": "weighted", "parts": [{"type": "math", "workers": 0}, "format"],
+                         "weights": [1.0, 0.5]}}[kind]
+    texts = ["<think>7</think><answer>7</answer>", "<think>8</think><answer>8</answer>", "\\boxed{7}", "no",
+             "<think>a</think><answer>21</answer>", "\\boxed{21}", "<answer>21</answer>", "<think>x</think>",
+             "<think>b</think><answer>10</answer>", "\\boxed{10}", "<think>c</think><answer>11</answer>", "10"]
+    trainer = _trainer(tiny, tmp_path, reward=build(spec), texts=texts, length=40)
+    batch, _ = trainer.rollout(trainer.train_set.prompts)
+    _, tok = tiny
+    assert not any(batch.truncated)  # every completion whole
+    samples = [Sample(prompt=row["prompt"], fields={"answer": row["answer"]},
+                      completion=[{"role": "assistant", "content": tok.decode(ids, skip_special_tokens=True)}])
+               for row, ids in zip([r for r in _rows() for _ in range(4)], batch.completion_ids, strict=True)]
+    expected = [build(spec).verify(s).score for s in samples]
+    assert batch.rewards.tolist() == pytest.approx(expected)
+    assert len(set(expected)) > 1  # the rows differ, so a reward read from the wrong row would show
+    if kind == "gate":
+        assert expected[1] == 0.0 and expected[2] == 0.0  # formatted but wrong; right but unformatted

@@ -516,7 +516,7 @@ class GRPOTrainer:
             "informative_share": roll["informative_groups"] / groups, "sampling_rounds": roll["rounds"],
             "groups_sampled": roll["groups_sampled"], "skipped_extreme_total": self.counters["skipped_extreme"],
             "error_rows_total": self.counters["error_rows"],
-            "invalid_rows_total": self.counters.get("invalid_rows", 0),
+            "invalid_rows_total": self.counters["invalid_rows"],
             "time_generate": roll["generate"], "time_score": roll["score"], "time_reference": time_ref,
             "time_update": time_update, "time_sync": time_sync, "step_time": total,
             "tokens_generated": roll["tokens_generated"],
