@@ -294,9 +294,11 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--backend", choices=["docker", "local", "all"], default="all")
     doctor.set_defaults(handler=_doctor)
 
+    from rewardsmith.adapters.audit.cli import add_parser as add_audit
     from rewardsmith.adapters.rm_cli import add_parsers
 
     add_parsers(sub)
+    add_audit(sub)
     return parser
 
 
