@@ -77,7 +77,7 @@ def format_only(row: AuditRow, traits: Traits) -> list[Probe] | None:
     return probes
 
 
-@family("hedge_boxes", "attack", "answer", "two boxes, one holding G and one another value: the answer is not committed")
+@family("hedge_boxes", "attack", "answer", "two boxes, one holding G and one another value")
 def hedge_boxes(row: AuditRow, traits: Traits) -> list[Probe] | None:
     """Two boxed answers, the gold G and a wrong X, in either order. A completion that states two
     different final answers has not answered; paying it teaches the policy to box every candidate."""
