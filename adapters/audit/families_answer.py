@@ -436,7 +436,9 @@ def spacing(row: AuditRow, traits: Traits) -> list[Probe] | None:
     if gold is None:
         return None
     g = gold.text
-    spaced = re.sub(r"\s*,\s*", ", ", g).replace("+", " + ")
+    spaced = g.replace("+", " + ")
+    if gold.kind in ("tuple", "interval", "set", "list"):  # a comma there separates entries, not thousands
+        spaced = re.sub(r"\s*,\s*", ", ", spaced)
     return [Probe(_stated(' ' + g + ' '), "spaces in the box"),
             Probe(f"The answer is ${_box(spaced)}$.", "$...$ and spaced"),
             Probe(f"The answer is\n\\[ {_box(g)} \\]", "\\[...\\]")]
@@ -475,8 +477,9 @@ def units_agree(row: AuditRow, traits: Traits) -> list[Probe] | None:
     unit = _asked_unit(row.prompt_text)
     if gold is None or gold.value is None or unit is None:
         return None
-    return [Probe(_stated(f'{gold.text} \\text{{ {unit}}}'), "boxed with unit"),
-            Probe(f"The answer is {_box(gold.text)} {unit}.", "unit after the box")]
+    number = gold.text.replace("\\$", "").replace("$", "").strip()  # the unit says the currency
+    return [Probe(_stated(f"{number} \\text{{ {unit}}}"), "boxed with unit"),
+            Probe(f"The answer is {_box(number)} {unit}.", "unit after the box")]
 
 
 @family("prose_final", "rewrite", "answer", "'The final answer is G.' with no box",
@@ -513,7 +516,9 @@ def named_value(row: AuditRow, traits: Traits) -> list[Probe] | None:
         return None
     name = next((n for n in ("x", "y", "n", "k", "t") if not re.search(rf"(?<![\\a-zA-Z]){n}(?![a-zA-Z])", gold.text)),
                 None)
-    return None if name is None else [Probe(_stated(f'{name} = {gold.text}'), f"{name} = G")]
+    # A number is written plainly: "x = 2,125" could be read as two values.
+    value = gold.text if gold.value is None else format_number(gold.value, like=gold.text)
+    return None if name is None else [Probe(_stated(f"{name} = {value}"), f"{name} = G")]
 
 
 @family("letter_dress", "rewrite", "answer", "a letter gold as (B), \\text{(B)} or B", needs=("choices",))
