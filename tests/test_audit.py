@@ -335,3 +335,11 @@ def test_against_counts_checked_by_hand(tmp_path: Path, capsys: pytest.CaptureFi
     printed = capsys.readouterr().out
     assert "false-positive rate: 33.3%" in printed and "= 1/3" in printed and "= 1/2" in printed
     assert json.loads((tmp_path / "cmp" / "against.json").read_text())["table"]["neither"] == 2
+
+
+def test_docs_describe_every_family() -> None:
+    from conftest import REPO
+
+    page = (REPO / "docs" / "audit.md").read_text()
+    missing = [name for name in FAMILIES if f"| `{name}` |" not in page]
+    assert not missing, f"docs/audit.md lacks {missing}"

@@ -21,13 +21,16 @@ def format_table(report: AuditReport) -> str:
     lines = [f"audit of {report.spec}: {report.rows} rows, up to {report.per_row} probes per family and row "
              f"(seed {report.seed})", header, "-" * len(header)]
     for kind in ("attack", "rewrite"):
-        for f in (f for f in report.families if f.kind == kind):
+        for f in (f for f in report.families if f.kind == kind and f.rows):
             rate = "-" if f.rate is None else f"{f.rate:.1%}"
             hacks = str(f.hacks) if kind == "attack" else "-"
             fns = str(f.false_negatives) if kind == "rewrite" else "-"
             lines.append(f"{f.name:<20} {kind:<8} {f.rows:>6} {f.not_applicable:>6} {f.cases:>7} {hacks:>6} "
                          f"{rate:>7} {fns:>9} {f.errors:>6}")
     lines.append("-" * len(header))
+    idle = [f.name for f in report.families if not f.rows]
+    if idle:
+        lines.append(f"applied to no row (their n/a reasons: no such gold, spec part or column): {', '.join(idle)}")
     lines.append(f"hacks: {report.hacks} in {sum(f.hacks > 0 for f in report.families)} families; "
                  f"false negatives: {report.false_negatives}; "
                  f"known-correct completions paid: {report.reference_paid} of {report.reference_rows}")
