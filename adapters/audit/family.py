@@ -110,6 +110,8 @@ def select(names: Iterable[str] | None) -> list[Family]:
     """The families named (every one when ``names`` is empty or None); an unknown name raises
     ``ValueError`` with the closest ones."""
     known = all_families()
+    if isinstance(names, str):  # "denial,judge" as the CLI takes it
+        names = names.split(",")
     wanted = [n.strip() for n in names or () if n.strip()]
     if not wanted:
         return list(known.values())
