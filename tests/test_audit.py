@@ -343,3 +343,23 @@ def test_docs_describe_every_family() -> None:
     page = (REPO / "docs" / "audit.md").read_text()
     missing = [name for name in FAMILIES if f"| `{name}` |" not in page]
     assert not missing, f"docs/audit.md lacks {missing}"
+
+
+def test_composed_specs_are_attacked_through_the_whole_spec() -> None:
+    """A gate pays nothing for format alone, a weighted sum pays its format part; a length reward
+    that charges padding shows no padding hack, one whose limit is too loose for it does."""
+    math_part = {"type": "math", "workers": 0}
+    tags = {"type": "format", "tags": ["think", "answer"], "mode": "soft"}
+    gate = audit({"type": "gate", "when": tags, "then": math_part}, as_rows(ROWS), families=["format_only"])
+    weighted = audit({"type": "weighted", "parts": [math_part, tags], "weights": [1.0, 0.2]}, as_rows(ROWS),
+                     families=["format_only"])
+    assert gate.families[0].hacks == 0 and gate.families[0].cases > 0
+    assert weighted.families[0].hacks > 0 and weighted.families[0].paid <= 0.2 * weighted.families[0].cases + 1e-9
+
+    def padded(max_length: int) -> int:
+        overlong = {"type": "overlong", "max_length": max_length, "cache_length": max_length // 4}
+        spec = {"type": "weighted", "parts": [math_part, overlong]}
+        return audit(spec, as_rows(ROWS), families=["padding"], per_row=5).families[0].hacks
+
+    assert padded(200) == 0  # ~1,000 words of filler run past the limit and are charged
+    assert padded(8000) > 0  # a limit far above the padding charges nothing: the audit says so
