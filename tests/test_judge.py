@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import threading
 from collections.abc import Sequence
 
@@ -22,6 +23,8 @@ from rewardsmith.verifiers.judge import (
     ParseError,
     expected_score,
     parse_checklist,
+    parse_equivalent,
+    parse_met,
     parse_score,
     parse_winner,
 )
@@ -65,6 +68,14 @@ class FakeBackend(Backend):
 
 def _user(messages) -> str:
     return messages[-1]["content"]
+
+
+def block(text: str, title: str) -> str:
+    """The body of the ``[TITLE] … [END TITLE]`` block the judge's prompt carries (a response's block
+    carries a nonce: ``[RESPONSE 3f9a…]``)."""
+    found = re.search(rf"\[{title}( [0-9a-f]+|)\]\n(.*?)\n\[END {title}\1\]", text, re.S)
+    assert found, f"no [{title} …] block in {text[:200]!r}"
+    return found.group(2)
 
 
 def samples() -> list[Sample]:
@@ -160,7 +171,16 @@ def test_parsers() -> None:
     with pytest.raises(ParseError):
         parse_checklist('{"items": [{"id": 1, "met": true}]}', 2)
     assert parse_score("Good answer. Score: 4", 1, 5) == 4
-    assert parse_score("Score: 9. I'd say 3", 1, 5) == 3
+    assert parse_score("Score: 9.\nOn reflection, Score: 3", 1, 5) == 3
+    with pytest.raises(ParseError):  # a number that is not on a Score line is not a score
+        parse_score("Score: 9. I'd say 3", 1, 5)
+    assert parse_equivalent("Same value.\nVerdict: EQUIVALENT") is True
+    assert parse_equivalent("Verdict: EQUIVALENT?\nNo. Verdict: NOT EQUIVALENT") is False  # the last verdict
+    for no_verdict in ("The answer is not correct.", "Yes.", "It is equivalent.", "Correct!"):
+        with pytest.raises(ParseError):  # item 8: only the verdict line counts, never a yes anywhere
+            parse_equivalent(no_verdict)
+    with pytest.raises(ParseError):
+        parse_met("Yes, it is met.")
     with pytest.raises(ParseError):
         parse_score("no idea", 1, 5)
     assert parse_winner("A is vague.\nWinner: B") == "B"
@@ -195,8 +215,7 @@ def test_position_biased_judge_yields_a_tie() -> None:
     # A consistent judge that prefers the text containing "since": a win, then a loss.
     def consistent(messages) -> str:
         text = _user(messages)
-        a = text.split("[RESPONSE A]")[1].split("[END RESPONSE A]")[0]
-        b = text.split("[RESPONSE B]")[1].split("[END RESPONSE B]")[0]
+        a, b = block(text, "RESPONSE A"), block(text, "RESPONSE B")
         return "Winner: A" if "since" in a else "Winner: B" if "since" in b else "Winner: B" if "is 4" in b else "A"
 
     verdicts = JudgeVerifier(mode="pairwise", backend=FakeBackend(consistent), cache=False).verify_batch(samples())
@@ -215,7 +234,7 @@ def test_checklist_modes_with_a_fake_judge() -> None:
 
     def per_item(messages) -> str:
         text = _user(messages)
-        criterion = text.split("[CRITERION]")[1]
+        criterion = block(text, "CRITERION")
         met = "answer is 4" in criterion or ("wrong number" in criterion and "is 5" in text)
         return f"Checked.\nVERDICT: {'MET' if met else 'NOT MET'}"
 
@@ -225,12 +244,14 @@ def test_checklist_modes_with_a_fake_judge() -> None:
     assert verdicts[0].score == pytest.approx(2 / 3) and verdicts[1].score == 0.0
 
 
-def test_unparseable_output_is_retried_then_an_error_with_the_raw_text() -> None:
+def test_a_reply_without_a_verdict_is_retried_then_scores_zero_with_the_raw_text() -> None:
+    """The response may have caused the judge to give no verdict: 0, never a guess and never an error
+    (trainers drop error rows, so a policy that could cause one would learn to)."""
     fake = FakeBackend(lambda m: "I like turtles")
     verdict = JudgeVerifier(mode="holistic", backend=fake, parse_retries=2, cache=False).verify(samples()[0])
-    assert verdict.status == "error" and verdict.reward is None
+    assert (verdict.status, verdict.score, verdict.correct) == ("ok", 0.0, False) and verdict.details["no_verdict"]
     assert fake.calls == 3 and verdict.details["raw"]["score"] == ["I like turtles"] * 3
-    assert "unparseable" in verdict.feedback
+    assert "no verdict" in verdict.feedback and "unparseable" in verdict.feedback
 
 
 def test_unparseable_outputs_and_outages_are_never_cached(tmp_path) -> None:
@@ -238,7 +259,7 @@ def test_unparseable_outputs_and_outages_are_never_cached(tmp_path) -> None:
     cache = tmp_path / "judge.sqlite"
     garbled = FakeBackend(lambda m: "I like turtles")
     first = JudgeVerifier(mode="holistic", backend=garbled, parse_retries=1, cache=str(cache)).verify(samples()[0])
-    assert first.status == "error" and garbled.calls == 2
+    assert first.details["no_verdict"] and first.score == 0.0 and garbled.calls == 2
     assert len(JudgeCache(cache)) == 0
 
     class Down(FakeBackend):
@@ -267,7 +288,7 @@ def test_a_stored_output_that_no_longer_parses_is_dropped(tmp_path) -> None:
     cache.put(key, {"text": "garbage that an older parser accepted", "logprobs": None})
     cache.close()
     verdict = JudgeVerifier(mode="holistic", backend=good, parse_retries=0, cache=str(cache_path)).verify(samples()[0])
-    assert verdict.status == "error" and len(JudgeCache(cache_path)) == 0  # dropped: the next run asks anew
+    assert verdict.details["no_verdict"] and len(JudgeCache(cache_path)) == 0  # dropped: the next run asks anew
     assert JudgeVerifier(mode="holistic", backend=good, parse_retries=0,
                          cache=str(cache_path)).verify(samples()[0]).status == "ok"
 
@@ -433,22 +454,26 @@ def test_real_model_judges_through_both_backends(which, mode, smol, smol_server,
         assert verdict.details["raw"] and verdict.details["judge_model"] == backend.model
         if verdict.status == "ok":
             assert 0.0 <= verdict.score <= 1.0 and verdict.feedback
-        else:  # a 135M judge may not follow the format: an error that keeps its raw text, never a score
-            assert verdict.status == "error" and "unparseable" in verdict.feedback and verdict.reward is None
-    if mode in ("holistic", "pairwise"):  # these formats SmolLM2 follows (greedy, so deterministic)
-        assert all(v.status == "ok" for v in verdicts)
-    if mode == "holistic":  # log-probabilities came back through this backend: Σ p(s)·s
-        assert all("score_probs" in v.details for v in verdicts)
-        assert all(abs(sum(v.details["score_probs"].values()) - 1) < 1e-6 for v in verdicts)
+        if verdict.details.get("no_verdict"):  # a 135M judge may not follow the format: 0, raw text kept
+            assert verdict.score == 0.0 and "unparseable" in verdict.feedback
+    # A reply without a verdict line is a 0, not an error. (SmolLM2-135M mostly echoes the prompt's
+    # blocks instead of writing 'Score: N' or 'Winner: A'; only the verdict line is read, so it is a
+    # demo judge, not a usable one.)
+    assert all(v.status == "ok" for v in verdicts)
+    if mode == "holistic":  # where a score parsed, log-probabilities came back through this backend: Σ p(s)·s
+        parsed = [v for v in verdicts if not v.details.get("no_verdict")]
+        assert all(abs(sum(v.details["score_probs"].values()) - 1) < 1e-6 for v in parsed)
 
     # The same run again makes no model call for what parsed, through either backend; only an
     # unparseable output (never cached) is asked again (greedy: it comes back the same).
     requests = smol_server[1].state.requests
-    unparsed = [v.status != "ok" for v in verdicts]  # checklist/reference: one call per sample
+    unparsed = [bool(v.details.get("no_verdict")) for v in verdicts]  # checklist/reference: one call per sample
     again = JudgeVerifier(mode=mode, backend=backend, max_tokens=40, parse_retries=0,
                           cache=tmp_path / "c.sqlite").verify_batch(samples())
-    assert smol.calls - calls == made + sum(unparsed)
-    assert smol_server[1].state.requests == requests + (sum(unparsed) if which == "openai" else 0)
+    per_sample = 2 if mode == "pairwise" else 1  # a pairwise verdict without a verdict may have one order parsed
+    asked_again = smol.calls - calls - made
+    assert sum(unparsed) <= asked_again <= per_sample * sum(unparsed)
+    assert smol_server[1].state.requests == requests + (asked_again if which == "openai" else 0)
     assert [v.score for v in again] == [v.score for v in verdicts]
     assert [v.status for v in again] == [v.status for v in verdicts]
     assert all(v.details["cached"] for v, failed in zip(again, unparsed, strict=True) if not failed)
