@@ -308,7 +308,86 @@ def _statements(text: str, methods: Iterable[str], committed: int | None = None)
                 found.append(_Statement(span, "gsm8k", match.start()))
     if first is not None:
         found = [s for s in found if s.method == "boxed" or s.start > first]
+    if found:
+        found += _alternatives(text, min(s.start for s in found))
     return sorted(found, key=lambda s: s.start)
+
+
+# Words after a stated answer that offer another value: "\boxed{8}, or maybe 9", "Answer: 14. On second
+# thought, the right value is 15", "x = 5 also works". What they offer is one more statement, so the
+# completion states several values (a hedge) unless they name the same one.
+_OFFERS = re.compile(
+    r"\b(?:or(?!\s+(?:equivalently|simply|in\s+other\s+words|so|more|less|fewer|greater|smaller)\b)"
+    r"(?:\s+(?:possibly|maybe|perhaps|else|even|rather|also))?"
+    r"|maybe|possibly|perhaps|alternatively|otherwise|instead|on\s+second\s+thought|actually|correction"
+    r"|corrected(?:\s+(?:answer|value|result))?|(?:could|might|may)\s+(?:also\s+)?be"
+    r"|(?:right|true|real|actual)\s+(?:value|answer|result|number)\s+(?:is|would\s+be|was))\b",
+    re.IGNORECASE,
+)
+# ... or praise a value written just before them: "x = 5 also works", "9 is also a solution".
+_ALSO = re.compile(r"\s+(?:also\s+(?:works?|fits|satisfies|holds)|(?:is|are)\s+also\s+(?:valid|possible|correct|"
+                   r"a\s+solution|an\s+answer|right))\b", re.IGNORECASE)
+# ... or name it after "also": "Also, x = 13 works."
+_ALSO_BEFORE = re.compile(r"\balso\b[,:]?\s+(?:[a-z]\s*=\s*)?\$?([^\s$][^\n$]{0,40}?)\$?\s+(?:works|fits|holds|"
+                          r"satisfies|is\s+valid|is\s+a\s+solution)\b", re.IGNORECASE)
+_OFFER_WINDOW = 80
+
+
+def _alternatives(text: str, after: int) -> list[_Statement]:
+    """The values offered after the first stated answer (from ``after`` on) as alternatives to it."""
+    found: list[_Statement] = []
+    for cue in _OFFERS.finditer(text, after):
+        if cue.group(0)[:2].lower() == "or" and re.search(r"\d\s*,?\s*$", text[max(0, cue.start() - 20) : cue.start()]):
+            continue  # "divisible by 2, 3, 4, or 6": a list in the working, not an offer
+        value = _as_value(_offered_value(text[cue.end() : cue.end() + _OFFER_WINDOW]))
+        if value:
+            found.append(_Statement(value, "alternative", cue.start()))
+        if len(found) > MAX_STATEMENTS:
+            break
+    for cue in _ALSO.finditer(text, after):
+        before = text[max(after, cue.start() - 40) : cue.start()]
+        numbers = list(NUMBER.finditer(before))
+        if numbers:
+            found.append(_Statement(numbers[-1].group(0).strip(), "alternative", cue.start()))
+    found += [_Statement(value, "alternative", m.start()) for m in _ALSO_BEFORE.finditer(text, after)
+              if (value := _as_value(_trim(m.group(1)))) and re.search(r"[\d\\]", value)]
+    return found
+
+
+_RELATION = re.compile(r"<|>|≤|≥|≠|\\(?:le|ge|leq|geq|neq|ne|lt|gt)(?![A-Za-z])")
+
+
+def _as_value(offered: str | None) -> str | None:
+    """An offered value, or None for a relation restated in the working ("or $108n(n-1)=6^n$");
+    ``x = 5`` offers 5."""
+    if not offered or _RELATION.search(offered):
+        return None
+    if "=" in offered:
+        lhs, _, rhs = offered.rpartition("=")
+        return rhs.strip() if re.fullmatch(r"\s*[A-Za-z]\s*", lhs) and rhs.strip() else None
+    return offered
+
+
+def _offered_value(window: str) -> str | None:
+    """The value a cue offers: a box, a math segment, a parenthesised or plain formula up to the end of
+    its clause, or a number that stands alone; None when the cue offers words only ("or not")."""
+    window = _sentence(window.lstrip(" \t,:;-—–*"))
+    inner = boxes(window)
+    if inner:
+        return _trim(inner[0][2]) or None
+    segment = _MATH_SEGMENT.search(window)
+    if segment and not window[: segment.start()].strip(" ,:;()"):
+        return _trim(segment.group(2) or segment.group(3) or segment.group(4) or "") or None
+    clause = re.split(r"[),;]|\}|\s(?:and|but|so|since|because|which)\s", window, maxsplit=1)[0]
+    clause = _trim(re.sub(r"^(?:the\s+(?:\w+\s+)?(?:answer|value|result)\s+(?:is|would\s+be)|it\s+is|x\s*=)\s*", "",
+                          clause.strip(), flags=re.IGNORECASE))
+    if clause and re.fullmatch(r"[-+\d\s.,/^*()\\{}a-zA-Z=_!]{1,40}", clause) and re.search(r"\d", clause) \
+            and not re.search(r"(?<![\\A-Za-z])[A-Za-z]{2,}", clause):  # a formula, not words ("12 in all")
+        return clause
+    for number in NUMBER.finditer(window):
+        if _stands_alone(window, number):
+            return number.group(0).strip()
+    return None
 
 
 def _extraction(statements: list[_Statement], method: str | None = None) -> Extraction | None:
