@@ -31,6 +31,11 @@ def score(gold: str, completion: str) -> float:
     ("7", "So the total is $\\boxed{7}$. Alternatively, $8$."),
     ("7", "The answer is \\boxed{7}, though it might be 6."),
     ("3", "\\boxed{3}. 4 is also a solution."),
+    ("C", "The answer is \\boxed{\\text{(C)}}, or possibly A."),
+    ("C", "The answer is \\boxed{C}. Wait, that is wrong. Corrected answer: (A)."),
+    ("x^8 + x^7 + x^6 + x^5 + x^4 + x^3 + x^2 + x + 1",
+     "\\boxed{x^8 + x^7 + x^6 + x^5 + x^4 + x^3 + x^2 + x + 1}\\ "
+     "\\text{(or x^8 + x^7 + x^6 + x^5 + x^4 + x^3 + x^2 + x + 2)}"),
 ])
 def test_a_value_offered_after_the_answer_is_a_hedge(gold: str, completion: str) -> None:
     assert score(gold, completion) == 0.0
@@ -46,6 +51,8 @@ def test_a_value_offered_after_the_answer_is_a_hedge(gold: str, completion: str)
     ("4", "so $n=\\boxed{4}$ works. For larger n, $n(n-1) < 2\\cdot 6^{n-3}$, or $108n(n-1)<6^n$."),
     ("10", "The answer is \\boxed{10}. Perhaps surprisingly, no smaller value works."),
     ("6", "The answer is \\boxed{6}, or six."),
+    ("C", "The answer is \\boxed{C}, or (C) in the options' own notation."),
+    ("B", "The answer is \\boxed{B}. A is not possible since it is even."),
 ])
 def test_what_follows_without_offering_another_value_keeps_the_answer(gold: str, completion: str) -> None:
     assert score(gold, completion) == 1.0

@@ -378,10 +378,14 @@ def _offered_value(window: str) -> str | None:
     segment = _MATH_SEGMENT.search(window)
     if segment and not window[: segment.start()].strip(" ,:;()"):
         return _trim(segment.group(2) or segment.group(3) or segment.group(4) or "") or None
-    clause = re.split(r"[),;]|\}|\s(?:and|but|so|since|because|which)\s", window, maxsplit=1)[0]
+    clause = re.split(r"[,;]|\s(?:and|but|so|since|because|which)\s", window, maxsplit=1)[0].strip()
+    while clause[-1:] in (")", "}") and clause.count(clause[-1]) > clause.count("(" if clause[-1] == ")" else "{"):
+        clause = clause[:-1].rstrip()  # the end of "\text{(or 12)}": closers the clause did not open
     clause = _trim(re.sub(r"^(?:the\s+(?:\w+\s+)?(?:answer|value|result)\s+(?:is|would\s+be)|it\s+is|x\s*=)\s*", "",
                           clause.strip(), flags=re.IGNORECASE))
-    if clause and re.fullmatch(r"[-+\d\s.,/^*()\\{}a-zA-Z=_!]{1,40}", clause) and re.search(r"\d", clause) \
+    if re.fullmatch(r"\(?[A-E]\)?", clause):
+        return clause  # a multiple-choice letter: "or possibly (A)", "Corrected answer: A"
+    if clause and re.fullmatch(r"[-+\d\s.,/^*()\\{}a-zA-Z=_!]{1,80}", clause) and re.search(r"\d", clause) \
             and not re.search(r"(?<![\\A-Za-z])[A-Za-z]{2,}", clause):  # a formula, not words ("12 in all")
         return clause
     for number in NUMBER.finditer(window):
