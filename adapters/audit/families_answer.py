@@ -263,8 +263,9 @@ def unit_swap(row: AuditRow, traits: Traits) -> list[Probe] | None:
     value, stated_unit = (gold.value, None) if gold is not None else (None, None)
     if gold is not None and value is None:
         with_unit = _GOLD_WITH_UNIT.match(gold.text)
-        if with_unit and _SCALES.get(_canonical_unit(with_unit.group(2) or with_unit.group(3))):
-            value, stated_unit = Fraction(with_unit.group(1)), _canonical_unit(with_unit.group(2) or with_unit.group(3))
+        unit = _canonical_unit(with_unit.group(2) or with_unit.group(3)) if with_unit else None
+        if with_unit and unit is not None:
+            value, stated_unit = Fraction(with_unit.group(1)), unit
     if value is None or value == 0:
         return None
     number = format_number(value, like=gold.text)

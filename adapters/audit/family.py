@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from rewardsmith.adapters.audit.gold import Gold
 from rewardsmith.adapters.audit.traits import Traits
-from rewardsmith.verifiers.core import Text
+from rewardsmith.verifiers.core import MISSING, Text, lookup
 
 Kind = Literal["attack", "rewrite"]
 # What makes a probe count against the reward:
@@ -39,8 +39,6 @@ class AuditRow:
     reference: str | None  # a known-correct completion: the row's ``reference`` column, or built from the gold
 
     def get(self, name: str, default: Any = None) -> Any:
-        from rewardsmith.verifiers.core import MISSING, lookup
-
         value = lookup(self.fields, name)
         return default if value is MISSING else value
 

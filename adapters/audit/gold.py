@@ -78,10 +78,6 @@ class Gold:
         return None
 
     @property
-    def numeric(self) -> bool:
-        return self.value is not None
-
-    @property
     def exact(self) -> bool:
         """A value written exactly (an integer or a fraction), not a decimal that may be rounded."""
         return self.value is not None and "." not in self.text

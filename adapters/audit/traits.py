@@ -48,7 +48,6 @@ class Traits:
     switches_any: frozenset[str]  # leniency switches some math part has on
     methods_all: frozenset[str]  # extraction methods every math part uses
     format_tags: tuple[tuple[str, ...], ...]  # the tags of each format part
-    judge_modes: frozenset[str]
 
     @classmethod
     def of(cls, verifier: Verifier) -> Traits:
@@ -66,7 +65,6 @@ class Traits:
             switches_any=frozenset().union(*switch_sets),
             methods_all=frozenset.intersection(*method_sets) if method_sets else frozenset(),
             format_tags=tuple(dict.fromkeys(tuple(v.tags) for v in found if v.name == "format")),
-            judge_modes=frozenset(str(v.mode) for v in found if v.name == "judge"),
         )
 
     @property
