@@ -53,6 +53,8 @@ class Row:
     gold: str
     completion: str
     label: bool
+    prompt: str = ""  # the question, where the source has it: what it asks for (a unit, a percentage) counts
+    options: str = "{}"  # verifier options as JSON (data/math_cases.jsonl rows that turn a switch on)
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -64,12 +66,13 @@ def _norm(text: str) -> str:
 
 
 def math500_rows(problems: list[dict]) -> list[Row]:
-    return [Row("math500", "solution", p["answer"], p["solution"], True) for p in problems]
+    return [Row("math500", "solution", p["answer"], p["solution"], True, p["problem"]) for p in problems]
 
 
 def gsm8k_rows(data: Path) -> list[Row]:
     rows = _jsonl(data / "math" / "gsm8k_test.jsonl")
-    return [Row("gsm8k", "worked answer", r["answer"].split("####")[-1].strip(), r["answer"], True) for r in rows]
+    return [Row("gsm8k", "worked answer", r["answer"].split("####")[-1].strip(), r["answer"], True, r["question"])
+            for r in rows]
 
 
 _TUPLE = re.compile(r"^\s*(?:\\left)?\(\s*([^(),]+?)\s*,\s*([^(),]+?)\s*(?:\\right)?\)\s*$")
@@ -94,14 +97,15 @@ def grpo_rows(problems: list[dict]) -> list[Row]:
         pair = _TUPLE.match(answer)
         if pair and _norm(pair.group(1)) != _norm(pair.group(2)):
             group.append(("reordered tuple", f"\\boxed{{({pair.group(2)}, {pair.group(1)})}}", False))
-        out += [Row("grpo", kind, answer, completion, label) for kind, completion, label in group]
+        out += [Row("grpo", kind, answer, completion, label, p["problem"]) for kind, completion, label in group]
     return out
 
 
 def class_rows() -> list[Row]:
     rows = _jsonl(REPO / "data" / "math_cases.jsonl")
-    # Rows with verifier options (last_number off) need our verifier configured differently: skipped here.
-    return [Row("classes", r["class"], r["gold"], r["completion"], r["correct"]) for r in rows if not r.get("options")]
+    # Rows with verifier options are graded by a verifier with those options (plain math-verify has none).
+    return [Row("classes", r["class"], r["gold"], r["completion"], r["correct"],
+                options=json.dumps(r.get("options", {}), sort_keys=True)) for r in rows]
 
 
 def pair_rows() -> list[Row]:
@@ -121,7 +125,8 @@ def processbench_rows(data: Path) -> list[Row]:
         for r in json.loads(path.read_text(encoding="utf-8")):
             gold = golds.get(_norm(r["problem"]))
             if gold is not None:
-                out.append(Row("processbench", name, gold, "\n\n".join(r["steps"]), bool(r["final_answer_correct"])))
+                out.append(Row("processbench", name, gold, "\n\n".join(r["steps"]), bool(r["final_answer_correct"]),
+                               r["problem"]))
     return out
 
 
@@ -140,9 +145,15 @@ def run_plain(rows: list[Row]) -> list[bool]:
 def run_ours(rows: list[Row]) -> list[bool]:
     from rewardsmith.verifiers import Sample, build
 
-    verifier = build("math")
-    samples = [Sample(completion=r.completion, fields={"answer": r.gold}) for r in rows]
-    return [v.correct is True for v in verifier.verify_batch(samples)]
+    out: list[bool] = [False] * len(rows)
+    for options in sorted({r.options for r in rows}):
+        indices = [i for i, r in enumerate(rows) if r.options == options]
+        verifier = build({"type": "math", **json.loads(options)})
+        samples = [Sample(prompt=rows[i].prompt, completion=rows[i].completion, fields={"answer": rows[i].gold})
+                   for i in indices]
+        for i, verdict in zip(indices, verifier.verify_batch(samples), strict=True):
+            out[i] = verdict.correct is True
+    return out
 
 
 def _stats(rows: list[Row], ours: list[bool], plain: list[bool]) -> dict[str, float]:

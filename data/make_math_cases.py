@@ -37,6 +37,7 @@ def case(gold: str, completion: str, correct: bool, note: str, **extra: Any) -> 
 
 
 NO_LAST = {"last_number": False}
+LAST_ON = {"last_number": True}  # the last-number fallback is opt-in
 
 # Every statement of the chosen form counts; repeating one value is fine.
 HEDGING = [
@@ -348,7 +349,7 @@ PROSE_ANSWER = [
     case(r"7", r"Adding the three terms gives 8. The answer is 8.", False, "'the answer is', wrong"),
     case(r"42", r"We multiply 6 by 7." "\n" r"Answer: 42", True, "'Answer:'"),
     case(r"42", r"We multiply 6 by -7." "\n" r"Answer: $-42$", False, "'Answer:', wrong sign"),
-    case(r"18", r"She pays 3 * 6 = 18 dollars in total.", True, "last number"),
+    case(r"18", r"She pays 3 * 6 = 18 dollars in total.", True, "last number", options=LAST_ON),
     case(r"18", r"She had 3 * 6 = 18, then gave away 3, so she has 18 - 3 = 15 left.", False, "last number is 15"),
     case(r"\frac{3}{4}", r"The probability is therefore $\frac{3}{4}$, so the answer is 3/4.", True, "slash fraction"),
     case(r"5", r"The distance is the hypotenuse of a 1-2 right triangle. Thus the answer is $\sqrt{5}$.", False,
@@ -357,7 +358,7 @@ PROSE_ANSWER = [
     case(r"100", r"Summing up all the terms:" "\n\n" r"**Final Answer:** 100", True, "markdown bold"),
     case(r"100", r"Summing up all the terms:" "\n\n" r"**Answer:** 99", False, "markdown bold, wrong"),
     case(r"6", r"We can arrange the three letters in 3 * 2 * 1 ways. Therefore, the number of ways is 6.", True,
-         "last number"),
+         "last number", options=LAST_ON),
     case(r"2\sqrt{3}", r"The altitude of the triangle is computed above. The final answer is $2\sqrt{3}$.", True,
          "phrase with LaTeX"),
     case(r"2\sqrt{3}", r"The altitude of the triangle is computed above. The final answer is $\sqrt{12}$.", True,
@@ -366,9 +367,10 @@ PROSE_ANSWER = [
     case(r"25", r"I believe the answer is 25, since the area of the square is 5 * 5.", True,
          "phrase before further numbers"),
     case(r"3", r"We tested the small cases carefully. The answer is not 3.", False, "negated statement"),
-    case(r"8", r"Testing each residue class, in conclusion there are 8 solutions.", True, "last number"),
+    case(r"8", r"Testing each residue class, in conclusion there are 8 solutions.", True, "last number", options=LAST_ON),
     case(r"#### 72", r"Natalia sold 48 clips in April and half as many in May, 48 / 2 = 24." "\n"
-         r"In total she sold 48 + 24 = 72 clips.", True, "last number against a GSM8K gold"),
+         r"In total she sold 48 + 24 = 72 clips.", True, "last number against a GSM8K gold",
+         options=LAST_ON),
     case(r"#### 72", r"Natalia sold 48 clips in April and twice as many in May, 48 * 2 = 96." "\n"
          r"In total she sold 48 + 96 = 144 clips.", False, "last number, wrong"),
 ]
@@ -470,7 +472,7 @@ THINK = [
     case(r"#### 18", r"<think>Is it 16? Let me redo it: 3 * 6 = 18.</think>" "\n" r"#### 18", True,
          "think then GSM8K marker"),
     case(r"#### 18", r"<think>Three packs of six, 3 * 6 = 18.</think>" "\n" r"So the total is 18.", True,
-         "last number after think"),
+         "last number after think", options=LAST_ON),
     case(r"#### 18", r"<think>The answer is 18.</think>" "\n" r"I'm not sure.", False, "no answer after think"),
     case(r"12", r"<think>First I got \boxed{10}, but the corners are counted twice... no, 12.</think>" "\n"
          r"<answer>12</answer>", True, "discarded box inside think"),
@@ -501,7 +503,8 @@ EXTRACTION_METHOD = [
     case(r"#### 18", r"3 packs of 6 is 3 \times 6 = 18, so the total is $\boxed{18}$.", True, "boxed", method="boxed"),
     case(r"#### 18", r"3 packs of 6 pencils is 3 * 6 pencils, so the answer is 18.", True, "phrase", method="phrase"),
     case(r"#### 18", r"3 packs of 6 is 3 * 6 = 18 pencils." "\n" r"#### 18", True, "GSM8K marker", method="gsm8k"),
-    case(r"#### 18", r"Three packs of six pencils: 3 * 6 = 18.", True, "last number", method="last_number"),
+    case(r"#### 18", r"Three packs of six pencils: 3 * 6 = 18.", True, "last number", method="last_number",
+         options=LAST_ON),
     case(r"#### 18", r"3 packs of 6 is $\fbox{18}$.", True, "fbox counts as boxed", method="boxed"),
     case(r"#### 18", r"<answer>18</answer>" "\n" r"(That is, $\boxed{18}$.)", True, "tag beats box",
          method="answer_tag"),
@@ -515,7 +518,8 @@ EXTRACTION_METHOD = [
     case(r"42", r"After simplifying the product, we get $\boxed{42}$.", True, "box still counts", method="boxed",
          options=NO_LAST),
     case(r"#### 42", r"6 * 7 = 42" "\n" r"#### 42", True, "GSM8K still counts", method="gsm8k", options=NO_LAST),
-    case(r"42", r"After simplifying the product, we get 42", True, "last number", method="last_number"),
+    case(r"42", r"After simplifying the product, we get 42", True, "last number", method="last_number",
+         options=LAST_ON),
     case(r"5", r"The distance between the points is $\sqrt{5}$.", False, "5 inside sqrt is not standalone"),
     case(r"5", r"Solving gives $5x = 25$.", False, "last standalone number is 25"),
     case(r"3", r"The value must satisfy $x < 3$.", False, "bound is not standalone"),
@@ -523,10 +527,11 @@ EXTRACTION_METHOD = [
     case(r"20", r"Answer: 20" "\n\n" r"This used 3 steps and 2 identities.", True, "phrase beats later numbers",
          method="phrase"),
     case(r"20", r"<answer>20</answer>", True, "tag with last number disabled", method="answer_tag", options=NO_LAST),
-    case(r"9", r"Counting the cases one by one, in total, 9.", True, "last number", method="last_number"),
+    case(r"9", r"Counting the cases one by one, in total, 9.", True, "last number", method="last_number",
+         options=LAST_ON),
     case(r"9", r"Counting the cases one by one, in total, 9.", False, "last number disabled", options=NO_LAST),
     case(r"0.5", r"Each outcome is equally likely, so the probability is 0.5.", True, "decimal last number",
-         method="last_number"),
+         method="last_number", options=LAST_ON),
     case(r"#### 18", r"<answer>9</answer>", False, "wrong tag", method="answer_tag"),
     case(r"#### 18", r"3 + 6 = 9" "\n" r"#### 9", False, "wrong GSM8K marker", method="gsm8k"),
     case(r"2", r"The function $f(x) = x^2$ has its vertex at the origin.", False, "no standalone number"),

@@ -105,6 +105,6 @@ class KillsOnMarker(GradeTask):
     as a completion that segfaults sympy or exhausts the machine's memory would."""
 
     def __call__(self, item):
-        if any("KILL-WORKER" in text for text in item):
+        if any("KILL-WORKER" in text for text in item[:2]):
             os.kill(os.getpid(), signal.SIGKILL)
         return super().__call__(item)

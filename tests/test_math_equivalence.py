@@ -48,7 +48,7 @@ SWITCH_PAIRS = [
     # (id, switches that turn it off, gold, completion)
     ("percent", {"percent": False}, "0.5", r"\boxed{50\%}"),
     ("percent-gold", {"percent": False}, r"50\%", r"\boxed{0.5}"),
-    ("percent-number", {"percent": False}, "50", r"The answer is 50%."),
+    ("percent-number", {"percent": False}, r"50\%", r"The answer is 50."),
     ("units-text", {"units": False}, "10", r"\boxed{10\text{ cm}}"),
     ("units-gold", {"units": False}, r"10\text{ cm}", r"\boxed{10}"),
     ("units-word", {"units": False}, "18", "The answer is 18 dollars."),

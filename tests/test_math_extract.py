@@ -64,11 +64,14 @@ def grade(gold: str, completion: str, **options: object) -> Verdict:
         ("We get 3, then 5, so yes", "5", "last_number"),
         ("The total is 1,234 apples", "1,234", "last_number"),
         ("the balance ends at -0.5 in the end", "-0.5", "last_number"),
-        (r"Therefore, $\cos \angle RPS = -\frac{24}{25}$.", r"-\frac{24}{25}", "last_number"),  # not the 25
+        (r"We find $\cos \angle RPS = -\frac{24}{25}$.", r"-\frac{24}{25}", "last_number"),  # not the 25
+        # The closing sentence, when it opens as a conclusion.
+        (r"Therefore, $\cos \angle RPS = -\frac{24}{25}$.", r"-\frac{24}{25}", "conclusion"),
+        ("So the tables have 310 legs in total.", "310", "conclusion"),
     ],
 )
 def test_extract_answer_forms(completion: str, span: str, method: str) -> None:
-    found = extract_answer(completion)
+    found = extract_answer(completion, last_number=method == "last_number")
     assert found is not None
     assert (found.text, found.method) == (span, method)
 
@@ -109,20 +112,20 @@ def test_last_number_is_not_taken_from_a_formula(completion: str) -> None:
     [
         (r"Volume $= 20 \times 2 = 40 \text{ cubic inches}$", "40"),
         (r"Charlie makes \(\$440\) for the day.", "440"),
-        (r"Hence the angle is $120^\circ.$", "120"),
+        (r"We find the angle is $120^\circ.$", "120"),
         (r"It is \textbf{5}.", "5"),
         ("She makes 9 * 2 = $18 every day.", "18"),
-        ("Thus 2^5 = 32.", "32"),
+        ("We get 2^5 = 32.", "32"),
     ],
 )
 def test_last_number_standing_alone(completion: str, span: str) -> None:
-    found = extract_answer(completion)
+    found = extract_answer(completion, last_number=True)
     assert found is not None and (found.text, found.method) == (span, "last_number")
 
 
-def test_last_number_fallback_can_be_turned_off() -> None:
+def test_last_number_fallback_is_opt_in() -> None:
     assert extract_answer("I think it is 18 in total", last_number=True).text == "18"
-    assert extract_answer("I think it is 18 in total", last_number=False) is None
+    assert extract_answer("I think it is 18 in total") is None
 
 
 @pytest.mark.parametrize("completion", ["", "I do not know.", r"\boxed{", "<answer>", "the answer is"])
@@ -205,14 +208,14 @@ def test_gold_forms_reject_wrong_answers(gold: str, completion: str) -> None:
     ],
 )
 def test_verifier_grades_every_form(completion: str, method: str) -> None:
-    verdict = grade(r"\frac{1}{2}", completion)
+    verdict = grade(r"\frac{1}{2}", completion, last_number=method == "last_number")
     assert verdict.correct is True and verdict.status == "ok"
     assert verdict.details["method"] == method
 
 
-def test_last_number_off_gives_no_answer() -> None:
-    assert grade("18", "I think it is 18 in total").correct is True
-    verdict = grade("18", "I think it is 18 in total", last_number=False)
+def test_last_number_off_by_default_gives_no_answer() -> None:
+    assert grade("18", "I think it is 18 in total", last_number=True).correct is True
+    verdict = grade("18", "I think it is 18 in total")
     assert (verdict.correct, verdict.status, verdict.score) == (False, "no_answer", 0.0)
 
 

@@ -407,7 +407,7 @@ def test_prose_and_broken_golds_are_invalid_input(gold: str) -> None:
     ],
 )
 def test_verdict_names_the_extraction_method(completion: str, method: str) -> None:
-    verdict = grade("4", completion)
+    verdict = grade("4", completion, last_number=method == "last_number")
     assert verdict.correct is True and verdict.details["method"] == method
 
 
@@ -426,13 +426,13 @@ def test_each_extraction_form_can_be_switched_off(completion: str, off: str) -> 
     forms = [m for m in forms if m != "last_number"]  # else the 4 is still found as the last number
     verdict = grade("4", completion, extract=forms)
     assert (verdict.correct, verdict.score) == (False, 0.0), verdict.details
-    assert grade("4", completion).correct is True
+    assert grade("4", completion, extract=[*forms, off]).correct is True
 
 
-def test_last_number_off_from_a_spec() -> None:
-    verifier = build({"type": "math", "last_number": False, "workers": 0})
-    verdict = verifier.verify(Sample(completion="we count 4 in all", fields={"answer": "4"}))
-    assert verdict.status == "no_answer"
+def test_last_number_is_opt_in_from_a_spec() -> None:
+    sample = Sample(completion="we count 4 in all", fields={"answer": "4"})
+    assert build({"type": "math", "workers": 0}).verify(sample).status == "no_answer"
+    assert build({"type": "math", "last_number": True, "workers": 0}).verify(sample).correct is True
     with pytest.raises(ValueError, match=r"math\.extract\[1\]: expected one of 'answer_tag'"):
         build({"type": "math", "extract": ["boxed", "vibes"]})
 

@@ -59,8 +59,8 @@ WRONG = [
     ({"type": "math", "workers": 1.5}, "math.workers: expected an integer >= 0 or null, got 1.5"),
     ({"type": "math", "last_number": "no"}, "math.last_number: expected true or false, got 'no'"),
     ({"type": "math", "extract": ["boxed", "boxd"]},
-     "math.extract[1]: expected one of 'answer_tag', 'boxed', 'phrase', 'gsm8k', 'last_number', got 'boxd'; "
-     "did you mean 'boxed'?"),
+     "math.extract[1]: expected one of 'answer_tag', 'boxed', 'phrase', 'gsm8k', 'conclusion', 'last_number', "
+     "got 'boxd'; did you mean 'boxed'?"),
     ({"type": "math", "leniency": {"percnt": False}}, "math.leniency.percnt: unknown leniency switch 'percnt'; "
                                                       "did you mean 'percent'?"),
     ({"type": "math", "leniency": {"rel_tol": "tiny"}}, "math.leniency.rel_tol: expected a number, got 'tiny'"),

@@ -29,8 +29,16 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
-from rewardsmith.verifiers.math_extract import MAX_STATEMENTS, METHODS, Extraction, extract_answer, extract_gold
+from rewardsmith.verifiers.math_extract import (
+    DEFAULT_METHODS,
+    MAX_STATEMENTS,
+    METHODS,
+    Extraction,
+    extract_answer,
+    extract_gold,
+)
 from rewardsmith.verifiers.math_leniency import Leniency
+from rewardsmith.verifiers.math_prompt import NOTHING_ASKED, Asked, read_prompt
 from rewardsmith.verifiers.options import Range, declare, option
 from rewardsmith.verifiers.registry import register
 
@@ -60,13 +68,14 @@ class GradeTask:
         """Grade one pair: the LaTeX parser's first call (~0.3 s) then is not charged to an item."""
         self(("x^2 + \\frac{1}{2}", "\\boxed{\\left(x^{2} + 0.5\\right)}"))
 
-    def __call__(self, item: tuple[str, str]) -> Verdict:
+    def __call__(self, item: tuple[str, str] | tuple[str, str, Asked]) -> Verdict:
         from rewardsmith.verifiers.math_grade import combine_statements
         from rewardsmith.verifiers.math_parse import parse_answer
 
         _quiet_math_verify()
         start = time.perf_counter()
-        gold_text, completion = item
+        gold_text, completion = item[0], item[1]
+        asked = item[2] if len(item) > 2 else NOTHING_ASKED
         try:
             gold_span = extract_gold(gold_text)
             gold = parse_answer(gold_span, self.leniency)
@@ -74,7 +83,8 @@ class GradeTask:
             return invalid_input(f"could not read gold answer {gold_text[:80]!r}: {type(exc).__name__}")
         details: dict[str, Any] = {"gold": gold_span[:_SHOWN], "gold_parsed": gold.ok}
         try:
-            found = extract_answer(completion, methods=self.methods)
+            found = extract_answer(completion, last_number="last_number" in self.methods, methods=self.methods,
+                                   asked=asked)
             pred = None
             if found is not None and found.overflow:
                 details.update(method=found.method, statements=[span[:_SHOWN] for span in found.spans[:8]])
@@ -92,19 +102,19 @@ class GradeTask:
                               feedback=f"the answer could not be read ({type(exc).__name__})",
                               details=details)
         else:
-            verdict = self._judge(gold, gold_span, found, pred, details)
+            verdict = self._judge(gold, gold_span, found, pred, details, asked)
         verdict.elapsed_s = time.perf_counter() - start
         return verdict
 
     def _judge(self, gold: Parsed, gold_span: str, found: Extraction | None, pred: Parsed | None,
-               details: dict[str, Any]) -> Verdict:
+               details: dict[str, Any], asked: Asked) -> Verdict:
         """Status precedence: a match is a match; then a bad gold (the row's fault, not the
         completion's) before a missing or unparseable answer."""
         from rewardsmith.verifiers.math_grade import equivalent
 
         if found is not None and pred is not None:
             try:
-                if equivalent(gold, pred, self.leniency):
+                if equivalent(gold, pred, self.leniency, asked):
                     return Verdict(score=1.0, correct=True, status="ok", feedback="", details=details)
             except (Exception, RecursionError, MemoryError) as exc:  # content-triggered: a wrong answer
                 details["compare_error"] = type(exc).__name__
@@ -161,9 +171,11 @@ class MathVerifier(Verifier):
     sympy cannot finish with can hang the caller (the size guard refuses the common
     shapes, such as power towers and huge factorials, but not every one).
     ``timeout_s``: wall-clock limit per sample (pool only).
-    ``extract``: the answer forms looked for, strongest first (default all of
-    ``answer_tag, boxed, phrase, gsm8k, last_number``); ``last_number: false`` drops the
-    last-number fallback, which an RL run that asks for boxed answers may not want.
+    ``extract``: the answer forms looked for, strongest first (default
+    ``answer_tag, boxed, phrase, gsm8k``). ``last_number: true`` adds the last-number fallback
+    (off by default: a number a completion mentions, denies or copies from the prompt is not an
+    answer it commits to; even on, it never takes a prompt's number or one in a question, a
+    negation, a condition or an "a or b" choice).
     ``leniency``: see :class:`~rewardsmith.verifiers.math_leniency.Leniency`.
     """
 
@@ -171,20 +183,21 @@ class MathVerifier(Verifier):
 
     answer_field: str = option("answer", "the field holding the gold answer (a dotted path reaches a nested one)")
     leniency: Leniency = option(Leniency(), "what counts as the same answer: the switches below")
-    last_number: bool = option(True, "fall back to the completion's last standalone number")
-    extract: tuple[Method, ...] = option(METHODS, "the answer forms looked for, strongest first")
+    last_number: bool = option(False, "fall back to the completion's last standalone number (opt-in)")
+    extract: tuple[Method, ...] = option(DEFAULT_METHODS, "the answer forms looked for, strongest first")
     timeout_s: Annotated[float, Range(gt=0)] = option(5.0, "wall-clock limit per sample (pool only)")
     workers: Annotated[int, Range(ge=0)] | None = option(
         None, "grading processes (default: the CPUs this process may use); 0 grades in-process, without a time limit")
 
     def __post_init__(self) -> None:
-        self.methods = tuple(m for m in METHODS if m in self.extract and (self.last_number or m != "last_number"))
+        wanted = set(self.extract) | ({"last_number"} if self.last_number else set())
+        self.methods = tuple(m for m in METHODS if m in wanted)
         self.last_number = "last_number" in self.methods
         self.task = GradeTask(self.leniency, self.methods)
 
     def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         out: list[Verdict | None] = [None] * len(samples)
-        unique: dict[tuple[str, str], list[int]] = {}
+        unique: dict[tuple[str, str, Asked], list[int]] = {}
         for i, sample in enumerate(samples):
             gold = sample.get(self.answer_field)
             text = read_completion(sample)
@@ -194,7 +207,7 @@ class MathVerifier(Verifier):
             elif isinstance(text, Verdict):  # no completion at all is the row's fault, not an unanswered one
                 out[i] = text
             else:
-                unique.setdefault((str(gold), text), []).append(i)
+                unique.setdefault((str(gold), text, read_prompt(sample.prompt_text)), []).append(i)
         # Sorted by gold: pool chunks are contiguous, so a chunk shares its gold parses.
         items = sorted(unique, key=lambda item: item[0])
         for item, verdict in zip(items, self._grade(items), strict=True):
@@ -202,7 +215,7 @@ class MathVerifier(Verifier):
                 out[i] = verdict if n == 0 else replace(verdict, details=dict(verdict.details))
         return out  # a gap left by a bug becomes an error verdict in Verifier.verify_batch
 
-    def _grade(self, items: list[tuple[str, str]]) -> list[Verdict]:
+    def _grade(self, items: list[tuple[str, str, Asked]]) -> list[Verdict]:
         if not items:
             return []
         if self.workers == 0:
@@ -226,7 +239,7 @@ class MathVerifier(Verifier):
                 verdicts.append(error(f"math grading failed: {outcome.value}"))
         return verdicts
 
-    def _crashed(self, item: tuple[str, str], message: str) -> Verdict:
+    def _crashed(self, item: tuple[str, str, Asked], message: str) -> Verdict:
         """A worker died on this pair, twice. If the gold alone grades, the completion did it: 0."""
         from rewardsmith.verifiers.pool import shared_pool
 
@@ -237,7 +250,7 @@ class MathVerifier(Verifier):
                        feedback=f"the answer crashed the grader ({message})",
                        details={"gold": extract_gold(item[0])[:_SHOWN], "crashed": True})
 
-    def _grade_here(self, item: tuple[str, str]) -> Verdict:
+    def _grade_here(self, item: tuple[str, str, Asked]) -> Verdict:
         try:
             return self.task(item)
         except Exception as exc:  # a bug in our code, not the completion's doing: an error verdict

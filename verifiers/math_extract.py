@@ -35,9 +35,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 
+from rewardsmith.verifiers.math_prompt import NOTHING_ASKED, Asked, number_value
 from rewardsmith.verifiers.math_units import changes_value, words
 
-METHODS = ("answer_tag", "boxed", "phrase", "gsm8k", "last_number")
+METHODS = ("answer_tag", "boxed", "phrase", "gsm8k", "conclusion", "last_number")
+DEFAULT_METHODS = METHODS[:-1]  # the last-number fallback is opt-in: a number the text mentions is not an answer
 
 BOX_COMMAND = re.compile(r"\\(?:boxed|fbox|framebox)(?![A-Za-z])\s*")
 _BRACE_TOKEN = re.compile(r"\\.|[{}]", re.DOTALL)
@@ -48,7 +50,7 @@ GSM8K_MARK = re.compile(r"####[ \t]*([^\n]*)")
 # Markdown emphasis may wrap the phrase: "**Final Answer:** 5", "**Answer**: 5".
 PHRASE = re.compile(
     r"(?:final\s+answer[*_\s]{0,8}(?:is|:)|the\s+(?:final\s+|correct\s+)?answer\s+"
-    r"(?:is|(?:might|could|may|must|should|would|will)\s+be)|^[ \t>#*_]*answer[*_ \t]{0,8}:"
+    r"(?:is|(?:might|could|may|must|should|would|will)\s+be)|(?:^|(?<=[.!?] ))[ \t>#*_]*answer[*_ \t]{0,8}:"
     r"|the\s+solutions?\s+(?:is|are|set\s+is)(?!\s+(?:to|as|that|this|given|found|follows)\b))[*_\s:]{0,8}",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -59,7 +61,6 @@ _TRAILING_PHRASE = re.compile(
     r"(?:answer|solution|solution[ \t]+set)s?\b",
     re.IGNORECASE,
 )
-_NEGATED = re.compile(r"(?:\b(?:not|never|no)|n't)[\s*_]*$", re.IGNORECASE)
 # A clause that gives a reason after the answer: "the answer is 25, since 5 * 5 = 25".
 _REASON = re.compile(r",\s+(?:since|because|as|which|given|where|when|for)\b", re.IGNORECASE)
 # Thousands groups only as groups of three ("1,000"), so "5, so" ends at the 5; a LaTeX
@@ -103,6 +104,7 @@ class _Statement:
     text: str
     method: str
     start: int
+    end: int = -1  # where the statement's own text ends (-1: unknown, nothing after it is read)
 
 
 def answer_region(text: str) -> str:
@@ -244,13 +246,15 @@ _COPULA = re.compile(r"\s(?:is|are|equals|=|be|was|of)\s", re.IGNORECASE)
 _PROSE_START = re.compile(r"^(?:the|a|an|our|its|their|this|that|we|it|there|so|thus|hence|therefore)\b", re.I)
 
 
-def _phrase_span(text: str, start: int) -> tuple[str, bool]:
-    """The answer a phrase introduces, and whether it is written in a box."""
+def _phrase_span(text: str, start: int) -> tuple[str, bool, int]:
+    """The answer a phrase introduces, whether it is written in a box, and where its sentence ends."""
     window = text[start : start + _WINDOW]
-    sentence = _sentence(window.lstrip(" \t\n*_:"))
+    lead = len(window) - len(window.lstrip(" \t\n*_:"))
+    sentence = _sentence(window[lead:])
+    end = start + lead + len(sentence)
     inner = boxes(sentence)
     if inner:
-        return _trim(inner[-1][2]), True
+        return _trim(inner[-1][2]), True, end
     plain = _MATH_SEGMENT.sub(lambda m: "\0" * len(m.group(0)), sentence)
     reason = _REASON.search(plain)
     sentence = _trim(sentence[: reason.start()] if reason else sentence)
@@ -260,7 +264,20 @@ def _phrase_span(text: str, start: int) -> tuple[str, bool]:
         copulas = list(_COPULA.finditer(plain))
         if copulas:
             sentence = sentence[copulas[-1].end():]
-    return _trim(strip_math_delimiters(_trim(sentence))), False
+    sentence = _trim(sentence)
+    number = _only_number(sentence)  # "Answer: Verna received $7.00 in change." states 7.00
+    return (number if number is not None else _trim(strip_math_delimiters(sentence))), False, end
+
+
+def _only_number(sentence: str) -> str | None:
+    """The one value a prose sentence states, when it is a sentence (words, not a formula) with a single
+    number that stands alone and no negation, condition or alternative in it."""
+    if _MATH_SEGMENT.search(sentence) or len(re.findall(r"[A-Za-z]{2,}", sentence)) < 3:
+        return None
+    numbers = list(NUMBER.finditer(sentence))
+    if len(numbers) != 1 or not _stands_alone(sentence, numbers[0]) or _NOT_AN_ANSWER.search(sentence):
+        return None
+    return numbers[0].group(0).strip()
 
 
 _NUMBER_WORD = re.compile(
@@ -282,8 +299,10 @@ def _statements(text: str, methods: Iterable[str], committed: int | None = None)
     methods = set(methods)
     found: list[_Statement] = []
     if "boxed" in methods:
-        for start, _end, content in boxes(text):
-            found.append(_Statement(content.strip(), "boxed", start))
+        for start, end, content in boxes(text):
+            statement = _Statement(content.strip(), "boxed", start, end)
+            if _committed(text, statement):
+                found.append(statement)
     starts = [s.start for s in found] + ([committed] if committed is not None else [])
     first = min(starts) if starts else None
     if "phrase" in methods:
@@ -292,25 +311,57 @@ def _statements(text: str, methods: Iterable[str], committed: int | None = None)
                 # Spam: keep the count of statements over the limit without reading every one.
                 found.extend(_Statement(f"\0{i}", "phrase", match.start()) for i in range(MAX_STATEMENTS + 1))
                 break
-            span, in_box = _phrase_span(text, match.end())
+            span, in_box, end = _phrase_span(text, match.end())
             if in_box and "boxed" in methods:
                 continue  # "The final answer is $\boxed{4}$": the box already counts
-            if span and _has_math(span):
-                found.append(_Statement(span, "phrase", match.start()))
+            statement = _Statement(span, "phrase", match.start(), end)
+            if span and _has_math(span) and _committed(text, statement, value_first=False):
+                found.append(statement)
         for match in _TRAILING_PHRASE.finditer(text):
-            if _NEGATED.search(text[max(0, match.start() - 40) : match.start()]):
-                continue  # "$4$ and not $5$ is the answer": 5 is not what it states
-            found.append(_Statement((match.group(1) or match.group(2)).strip(), "phrase", match.start()))
+            statement = _Statement((match.group(1) or match.group(2)).strip(), "phrase", match.start(), match.end())
+            if _committed(text, statement):  # "$4$ and not $5$ is the answer": 5 is not what it states
+                found.append(statement)
     if "gsm8k" in methods:
         for match in GSM8K_MARK.finditer(text):
             span = _trim(strip_math_delimiters(_trim(match.group(1))))
             if span:
-                found.append(_Statement(span, "gsm8k", match.start()))
+                found.append(_Statement(span, "gsm8k", match.start(), match.end()))
     if first is not None:
         found = [s for s in found if s.method == "boxed" or s.start > first]
     if found:
         found += _alternatives(text, min(s.start for s in found))
     return sorted(found, key=lambda s: s.start)
+
+
+# A statement is the completion's answer only when it commits to it: not denied ("it is definitely not
+# \boxed{12}", "the answer cannot be $5$"), not asked ("\boxed{9}?"), not taken back right after
+# ("\boxed{5}, but that is wrong").
+_NEGATED = re.compile(
+    r"(?:\b(?:not|never|cannot|rather\s+than|instead\s+of|other\s+than|except)|\bno(?=\s)|n't)"
+    r"(?:\s+(?:be|equal|equals|have\s+been|been))?[\s*_$(]*$",
+    re.IGNORECASE,
+)
+_RETRACTION = (r"(?:wrong|incorrect|not\s+(?:right|correct|it|the\s+(?:final\s+|right\s+|correct\s+)?answer)"
+               r"|a\s+mistake|an\s+error|false|impossible|invalid)")
+_RETRACTED_AFTER = re.compile(
+    r"[\s$)}*_]*(?:(?:is|was)\s+(?:clearly\s+|definitely\s+|actually\s+|obviously\s+)?" + _RETRACTION
+    + r"|[^\n.?!]{0,40}?[.?!,;:]?\s*(?:but\s+|however,?\s+|no[,.!]?\s+|wait[,.!]?\s+|oops[,.!]?\s+)?"
+    r"(?:that|this|it)(?:'s|\s+is|\s+was|\s+would\s+be)\s+(?:clearly\s+|definitely\s+|actually\s+|obviously\s+)?"
+    + _RETRACTION + r")\b",
+    re.IGNORECASE,
+)
+_ASKED_AFTER = re.compile(r"[^\n.?!]{0,30}?\?")
+
+
+def _committed(text: str, statement: _Statement, value_first: bool = True) -> bool:
+    """Whether the text commits to a statement: not negated just before it (where the value opens the
+    statement: a box, "$5$ is the answer"), not a question, not retracted."""
+    if value_first and _NEGATED.search(text[max(0, statement.start - 40) : statement.start]):
+        return False
+    if statement.end < 0:
+        return True
+    after = text[statement.end : statement.end + 160]
+    return not (_ASKED_AFTER.match(after) or _RETRACTED_AFTER.match(after))
 
 
 # Words after a stated answer that offer another value: "\boxed{8}, or maybe 9", "Answer: 14. On second
@@ -331,6 +382,7 @@ _ALSO = re.compile(r"\s+(?:also\s+(?:works?|fits|satisfies|holds)|(?:is|are)\s+a
 _ALSO_BEFORE = re.compile(r"\balso\b[,:]?\s+(?:[a-z]\s*=\s*)?\$?([^\s$][^\n$]{0,40}?)\$?\s+(?:works|fits|holds|"
                           r"satisfies|is\s+valid|is\s+a\s+solution)\b", re.IGNORECASE)
 _OFFER_WINDOW = 80
+_UNIT_TEXT = re.compile(r"\\(?:text|mbox|mathrm)\s*\{[^{}]*\}")
 
 
 def _alternatives(text: str, after: int) -> list[_Statement]:
@@ -350,7 +402,7 @@ def _alternatives(text: str, after: int) -> list[_Statement]:
         if numbers:
             found.append(_Statement(numbers[-1].group(0).strip(), "alternative", cue.start()))
     found += [_Statement(value, "alternative", m.start()) for m in _ALSO_BEFORE.finditer(text, after)
-              if (value := _as_value(_trim(m.group(1)))) and re.search(r"[\d\\]", value)]
+              if (value := _as_value(_trim(m.group(1)))) and re.search(r"[\d\\]|^\(?[A-E]\)?$", value)]
     return found
 
 
@@ -385,8 +437,9 @@ def _offered_value(window: str) -> str | None:
                           clause.strip(), flags=re.IGNORECASE))
     if re.fullmatch(r"\(?[A-E]\)?", clause):
         return clause  # a multiple-choice letter: "or possibly (A)", "Corrected answer: A"
+    formula = _UNIT_TEXT.sub("", clause)  # "864 \mbox{ inches}^2 + 1": the unit is not words
     if clause and re.fullmatch(r"[-+\d\s.,/^*()\\{}a-zA-Z=_!]{1,80}", clause) and re.search(r"\d", clause) \
-            and not re.search(r"(?<![\\A-Za-z])[A-Za-z]{2,}", clause):  # a formula, not words ("12 in all")
+            and not re.search(r"(?<![\\A-Za-z])[A-Za-z]{2,}", formula):  # a formula, not words ("12 in all")
         return clause
     for number in NUMBER.finditer(window):
         if _stands_alone(window, number):
@@ -434,10 +487,12 @@ def _complement(spans: list[tuple[int, int]], length: int) -> list[tuple[int, in
     return out
 
 
-def extract_answer(text: str, last_number: bool = True, methods: Iterable[str] = METHODS) -> Extraction | None:
-    """The final answer a completion states, or None when it states none."""
+def extract_answer(text: str, last_number: bool = False, methods: Iterable[str] = METHODS,
+                   asked: Asked = NOTHING_ASKED) -> Extraction | None:
+    """The final answer a completion states, or None when it states none. The last-number fallback
+    runs only with ``last_number`` (and never takes a number ``asked`` says the prompt gives)."""
     methods = tuple(m for m in methods if last_number or m != "last_number")
-    region = answer_region(text)
+    region = visible_text(answer_region(text))
     if "answer_tag" in methods:
         tags = answer_tags(region)
         if tags:
@@ -457,18 +512,85 @@ def extract_answer(text: str, last_number: bool = True, methods: Iterable[str] =
     found = _extraction(_statements(region, methods))
     if found is not None:
         return found
+    if "conclusion" in methods:
+        concluded = _conclusion(region)
+        if concluded is not None:
+            return Extraction((concluded,), "conclusion")
     if "last_number" in methods:
-        number = _last_number(region)
+        number = _last_number(region, asked)
         if number is not None:
             return Extraction((number,), "last_number")
     return None
 
 
-def _last_number(text: str) -> str | None:
+# What a reader of the rendered completion never sees: an HTML comment, an \iffalse block, a code
+# block (code, not a stated answer); an unclosed one hides the rest. A line that starts with % is
+# a LaTeX comment (a % inside a line is prose: "50% of them").
+_HIDDEN = re.compile(r"<!--|\\iffalse(?![A-Za-z])|```")
+_HIDDEN_END = {"<!--": re.compile(r"-->"), "```": re.compile(r"```"), "\\iffalse": re.compile(r"\\fi(?![A-Za-z])")}
+_COMMENT_LINE = re.compile(r"^[ \t]*%.*$", re.MULTILINE)
+
+
+def visible_text(text: str) -> str:
+    """``text`` without what a reader never sees, in one pass."""
+    text = _COMMENT_LINE.sub(" ", text)
+    kept, cursor = [], 0
+    while (hidden := _HIDDEN.search(text, cursor)) is not None:
+        kept.append(text[cursor : hidden.start()])
+        end = _HIDDEN_END[hidden.group(0)].search(text, hidden.end())
+        if end is None:
+            return " ".join(kept)
+        cursor = end.end()
+    kept.append(text[cursor:])
+    return " ".join(kept)
+
+
+# Around a last number, words that make it something other than an answer: a negation, a condition,
+# a choice ("x = 3 or x = 5").
+_NOT_AN_ANSWER = re.compile(
+    r"(?:\b(?:not|never|no|cannot|if|suppose|supposing|assume|assuming|unless|whether|or|nor)\b|n't)", re.IGNORECASE
+)
+_SENTENCE_END = re.compile(r"[?!]|\.(?!\d)|\n")
+
+
+# The closing sentence of a worked solution states its result: "Therefore, the tables have 310 legs.",
+# "Thus, \\( b = 3 \\).", "So the least possible sum is **14**."
+_CONCLUSION = re.compile(
+    r"^[\s*_#>]*(?:therefore|thus|hence|so|in\s+total|in\s+conclusion|in\s+all|altogether|consequently|finally)\b",
+    re.IGNORECASE,
+)
+_LAST_SENTENCE = re.compile(r"(?:^|(?<=[.!?])\s+|(?<=\\\])\s*|(?<=\$\$)\s*|\n)(?=\S)")
+
+
+def _conclusion(text: str) -> str | None:
+    """The value the completion's last sentence concludes with, when that sentence opens as a conclusion."""
+    tail = text[-_WINDOW:].rstrip()
+    starts = [m.end() for m in _LAST_SENTENCE.finditer(tail.rstrip(".!*_ \t"))]
+    if not starts:
+        return None
+    sentence = tail[starts[-1] :]
+    if not _CONCLUSION.match(sentence) or sentence.rstrip(" *_").endswith("?"):
+        return None
+    number = _last_number(sentence)
+    return number
+
+
+def _last_number(text: str, asked: Asked = NOTHING_ASKED) -> str | None:
+    """The last number, when it stands alone in a plain statement and is not one the prompt gave."""
     last = None
     for last in NUMBER.finditer(text):  # noqa: B007 - only the last match is wanted
         pass
     if last is None or not _stands_alone(text, last):
+        return None
+    value = number_value(last.group(0))
+    if value is not None and value in asked.numbers:
+        return None  # the prompt's own number, repeated
+    before = text[max(0, last.start() - 300) : last.start()]
+    starts = [m.end() for m in _SENTENCE_END.finditer(before)]
+    sentence_start = before[starts[-1] :] if starts else before
+    ending = _SENTENCE_END.search(text, last.end())
+    sentence_end = text[last.end() : ending.end() if ending else len(text)]
+    if (ending and ending.group(0) == "?") or _NOT_AN_ANSWER.search(sentence_start + " " + sentence_end):
         return None
     return last.group(0).strip()
 

@@ -39,18 +39,56 @@ from sympy.matrices import MatrixBase
 
 from rewardsmith.verifiers.math_leniency import Leniency
 from rewardsmith.verifiers.math_parse import Name, Parsed, choice_letter, normalize_text, relation_set
+from rewardsmith.verifiers.math_prompt import NOTHING_ASKED, Asked
+from rewardsmith.verifiers.math_units import unit_dimension, unit_key
 
 _DIGITS = 50  # precision of numeric identity tests
 _ZERO = sympy.Float(10) ** -200  # relative difference of two exact values that are one (evalf reports any real gap)
 _POINTS = 5  # random points for identities in variables
 
 
-def equivalent(gold: Parsed, pred: Parsed, leniency: Leniency) -> bool:
-    """True when ``pred`` answers the question whose reference answer is ``gold``."""
+def equivalent(gold: Parsed, pred: Parsed, leniency: Leniency, asked: Asked = NOTHING_ASKED) -> bool:
+    """True when ``pred`` answers the question whose reference answer is ``gold``; ``asked`` is what the
+    prompt asks for (a unit, a percentage), which a bare gold leaves unsaid."""
     gold_value, pred_value = resolve(gold, leniency), resolve(pred, leniency)
     if gold_value is None or pred_value is None:
         return False  # an equation chain that contradicts itself ("x = 3 = 4")
+    if units_disagree(gold_value, pred_value, asked):
+        return False
+    if leniency.percent:
+        pred_value = read_percent(pred_value, gold_value, asked)
     return _equivalent(gold_value, pred_value, leniency)
+
+
+def units_disagree(gold: Parsed, pred: Parsed, asked: Asked = NOTHING_ASKED) -> bool:
+    """Whether the answer's unit names another quantity than the gold's, or than the one the prompt
+    asks for: ``3 mm`` for ``3 m``, ``7 cents`` for ``\\$7``, ``4 seconds`` for "how many minutes".
+    A unit on one side only is no disagreement (``10 cm`` answers 10), and neither is a unit we
+    cannot name."""
+    pred_unit = unit_key(pred.units) if pred.units else None
+    if pred_unit is None:
+        return False
+    gold_unit = unit_key(gold.units) if gold.units else None
+    if gold_unit is not None:
+        return gold_unit != pred_unit
+    if asked.unit is None:
+        return False
+    # "how many inches" answered "25 square inches" is not a different unit, only its square.
+    same_base = asked.unit.partition("^")[0] == pred_unit.partition("^")[0]
+    comparable = unit_dimension(asked.unit) is not None or unit_dimension(pred_unit) is not None
+    return comparable and not same_base
+
+
+def read_percent(pred: Parsed, gold: Parsed, asked: Asked = NOTHING_ASKED) -> Parsed:
+    """An answer's ``X%`` read once: as X where the gold is itself a percentage or the prompt asks for one,
+    else as X/100 (``9\\%`` does not answer 9, ``0.4\\%`` does not answer 0.4; ``40\\%`` answers 0.4)."""
+    if pred.kind == "list":
+        return replace(pred, items=tuple(read_percent(item, gold, asked) for item in pred.items))
+    if not pred.percent or gold.percent or not isinstance(pred.expr, sympy.Expr):
+        return pred
+    if asked.percent:
+        return replace(pred, percent=False)
+    return replace(pred, expr=pred.expr / 100, percent=False)
 
 
 def combine_statements(statements: Sequence[Parsed], leniency: Leniency) -> Parsed:
@@ -288,7 +326,8 @@ def _choice_equal(gold: Parsed, pred: Parsed) -> bool:
 
 # A choice followed by its content: "(B) 12", "B) 12", "\text{(B)} 12".
 _LEADING_CHOICE = re.compile(r"^(?:\\text(?:bf)?\s*\{)?\s*\(?([A-E])\)\}?\s+(\S.*)$", re.DOTALL)
-_ANY_CHOICE = re.compile(r"\([A-Ea-e]\)|\b[A-E]\)")
+# Another option or a choice between values after it: "(B) or (C)", "(A) 12 or D", "(A) 12 and 13".
+_ANY_CHOICE = re.compile(r"\([A-Ea-e]\)|\b[A-E]\b|\b(?:or|and)\b|\\(?:text|mbox)\s*\{\s*(?:or|and)\s*\}")
 
 
 def _as_letter(parsed: Parsed) -> str | None:
@@ -513,11 +552,25 @@ def _exact(expr: Any) -> Any:
 def _exactly_equal(gold: Any, pred: Any) -> bool:
     if isinstance(gold, sympy.Rational) and isinstance(pred, sympy.Rational):
         return gold == pred
+    if _known_gap(gold - pred):
+        return False
     if isinstance(gold, sympy.Rational) or isinstance(pred, sympy.Rational):
         other = pred if isinstance(gold, sympy.Rational) else gold
         if other.is_rational is False:
             return False  # a fraction is never an irrational value, however close
     return _numerically_zero(gold - pred, gold, pred)
+
+
+def _known_gap(difference: Any) -> bool:
+    """Whether sympy has already reduced a difference to a nonzero exact number (``\\pi + 10^{-250}``
+    minus ``\\pi`` is ``10^{-250}``): not equal, however small; no tolerance hides it."""
+    if not isinstance(difference, sympy.Expr) or difference.free_symbols or difference.has(sympy.Float):
+        return False
+    coefficient, rest = difference.as_coeff_Mul()
+    if not isinstance(coefficient, sympy.Rational) or coefficient == 0:
+        return False
+    return rest == 1 or isinstance(rest, sympy.NumberSymbol) or (
+        isinstance(rest, sympy.Pow) and all(isinstance(x, sympy.Rational) for x in rest.args) and rest.is_positive)
 
 
 def _numerically_zero(diff: Any, a: Any, b: Any) -> bool:
@@ -594,7 +647,7 @@ def _identity(gold: Any, pred: Any) -> bool:
     gold = _exact(gold)
     if gold == pred:
         return True
-    if gold.free_symbols != pred.free_symbols:
+    if gold.free_symbols != pred.free_symbols or _known_gap(gold - pred):
         return False
     values = _sample(gold - pred, gold.free_symbols, scale_of=(gold, pred))
     return bool(values) and all(v is not None and v == 0 for v in values)

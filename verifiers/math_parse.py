@@ -31,6 +31,7 @@ from typing import Any
 import sympy
 
 from rewardsmith.verifiers.math_leniency import Leniency
+from rewardsmith.verifiers.math_markup import shown
 from rewardsmith.verifiers.math_units import UNIT_PREFIXES, is_unit, words
 
 MAX_SPAN_CHARS = 1500  # an answer longer than this is not an answer (and would be slow to parse)
@@ -58,6 +59,7 @@ TEXT_UNITS = re.compile(
 WORD_UNITS = re.compile(
     r"(?<=[\d}])" + _GAP + r"(?P<word>(?:(?:square|sq\.?|cubic)\s+)?[a-zA-Z][a-zA-Z/]+)\.?(?P<power>\^\{?\d\}?)?\s*$"
 )
+PLAIN_MIXED_NUMBER = re.compile(r"^(-?)(\d+)\s+(\d+)\s*/\s*(\d+)$")
 MIXED_NUMBER = re.compile(r"(?<![\d.}])(\d+)\s*\\[dt]?frac")
 # A plain-text function name, i.e. one without the backslash LaTeX would need ("3pi/4", "2sqrt3").
 BARE_FUNC = re.compile(r"(?<![\\A-Za-z])(?:sqrt|pi|sin|cos|tan|cot|sec|csc|log|ln|exp|abs)(?![A-Za-z])")
@@ -65,6 +67,9 @@ PLAIN_FUNCS = re.compile(BARE_FUNC.pattern + r"|\*\*|\^")
 SCIENTIFIC = re.compile(r"^-?(?:\d+\.?\d*|\.\d+)[eE][+-]?\d+$")
 # Thousands separators as written in LaTeX and prose: 1,000  1{,}000  10,\!000  10\,000  10 000.
 THOUSANDS = re.compile(r"^-?\d{1,3}(?:(?:,\\!|\{,\}|\\,|\\!|\\ |~|,| )\d{3})+(?:\.\d+)?$")
+_THOUSANDS_THEN_WORDS = re.compile(
+    r"^(-?\d{1,3}(?:(?:,\\!|\{,\}|,)\d{3})+(?:\.\d+)?)((?:\s|\\[,;: ]|\\text|\\mbox|\\mathrm)\D*)$"
+)
 _THOUSANDS_SEP = re.compile(r",\\!|\{,\}|\\,|\\!|\\ |~|,| ")
 # A numeral with its base: 52_8, 4210_{5}, 1A_{16}.
 BASE_NUMERAL = re.compile(r"^([0-9A-Za-z]+)_\{?(\d{1,2})\}?$")
@@ -217,12 +222,18 @@ def _parse_cached(span: str, leniency: Leniency) -> Parsed:
     too_big = _too_big(text)
     if too_big:
         return Parsed(text=text, reason=too_big)
-    return _parse_list(text, leniency)
+    parsed = _parse_list(text, leniency)
+    if parsed.kind != "list" and not parsed.units and _CURRENCY.match(span.strip().lstrip("$ ")):
+        parsed = replace(parsed, units="$")  # "\$7": seven dollars, which 7 cents is not
+    return parsed
+
+
+_CURRENCY = re.compile(r"\\\$|\\(?=\d)")
 
 
 def clean(span: str) -> str:
     """Unicode, sizing commands and enclosing dollars and punctuation removed."""
-    text = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], span)
+    text = shown(_UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], span))
     text = _SQRT_UNICODE_ARG.sub(lambda m: r"\sqrt{" + m.group(1) + "}", text)
     text = _NOISE.sub("", text)
     for written, meant in _SAME_COMMANDS:
@@ -305,6 +316,9 @@ def split_items(text: str) -> tuple[list[str], list[str]]:
 def _parse_list(text: str, leniency: Leniency) -> Parsed:
     if THOUSANDS.match(text):
         return _parse_item(text, leniency)
+    grouped = _THOUSANDS_THEN_WORDS.match(text)
+    if grouped and "," not in grouped.group(2):  # "32,348 dollars": one number with its unit
+        return _parse_item(_THOUSANDS_SEP.sub("", grouped.group(1)) + grouped.group(2), leniency)
     items, separators = split_items(text)
     if len(items) == 1:
         return _parse_item(text, leniency)
@@ -567,6 +581,15 @@ def _read_leaf(text: str, leniency: Leniency) -> Parsed:
             return Parsed(text=text, expr=_NAMED_SETS[key], kind="sympy", **flags)
         if marked or _is_prose(word):
             return Parsed(text=_TEXT_SYNONYMS.get(key, word), kind="text", **flags)
+    mixed = PLAIN_MIXED_NUMBER.match(text)
+    if mixed:  # "3 1/4" is 13/4, never 3/4 (nor 3·1/4)
+        if not leniency.mixed_numbers:
+            return Parsed(text=text, reason="a mixed number, with mixed_numbers off")
+        sign, whole, numerator, denominator = mixed.groups()
+        if int(denominator) == 0 or int(numerator) >= int(denominator):
+            return Parsed(text=text, reason="not a mixed number")
+        value = int(whole) + sympy.Rational(int(numerator), int(denominator))
+        return Parsed(text=text, expr=-value if sign else value, kind="sympy", **flags)
     expr = _parse_math(text, leniency)
     if expr is None:
         return Parsed(text=text, reason="does not parse as LaTeX", **flags)
@@ -681,7 +704,9 @@ def _strip_decorations(text: str, leniency: Leniency) -> tuple[str, bool, bool, 
     """Remove what the switches allow: %, degree signs, units of measure."""
     percent = degrees = False
     units = ""
-    text = re.sub(r"^\\\$\s*|^\$\s*(?=\d)", "", text).strip()  # a currency sign inside a list item
+    unsigned = re.sub(r"^\\\$\s*|^\$\s*(?=\d)", "", text).strip()  # a currency sign inside a list item
+    if unsigned != text:
+        units, text = "$", unsigned
     stripped = PERCENT.sub("", text)
     if stripped != text:
         percent, text = True, stripped.strip()

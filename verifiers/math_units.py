@@ -97,3 +97,84 @@ def changes_value(word: str) -> bool:
     """Whether a word next to a number changes or hedges what the number means."""
     word = word.strip().strip(".,;:!?")
     return word in VALUE_WORDS or word.lower() in VALUE_WORDS or word.lower() in _NUMBER_WORDS
+
+
+# One line per unit: its canonical name, its dimension, then every way it is written. Two answers
+# whose units have different canonical names are different quantities (3 mm is not 3 m); no
+# conversion is attempted, so "0.3 m" does not answer "30 cm" either (a false negative, never a
+# false positive).
+_NAMED_UNITS = """
+    millimeter length mm millimeter millimeters millimetre millimetres
+    centimeter length cm centimeter centimeters centimetre centimetres
+    meter length m meter meters metre metres
+    kilometer length km kilometer kilometers kilometre kilometres
+    inch length in inch inches
+    foot length ft foot feet
+    yard length yd yard yards
+    mile length mi mile miles
+    milligram mass mg milligram milligrams
+    gram mass g gram grams
+    kilogram mass kg kilogram kilograms kilo kilos
+    pound mass lb lbs pound pounds
+    ounce mass oz ounce ounces
+    ton mass ton tons tonne tonnes
+    milliliter volume ml mL milliliter milliliters millilitre millilitres
+    liter volume l L liter liters litre litres
+    gallon volume gal gallon gallons
+    cup volume cup cups
+    millisecond time ms millisecond milliseconds
+    second time s sec secs second seconds
+    minute time min mins minute minutes
+    hour time h hr hrs hour hours
+    day time day days
+    week time week weeks
+    month time month months
+    year time yr yrs year years
+    cent money cent cents ¢
+    dollar money $ \\$ usd dollar dollars
+    euro money € eur euro euros
+    degree angle deg degree degrees
+    radian angle rad radian radians
+"""
+UNIT_NAMES: dict[str, tuple[str, str]] = {}  # as written (lower case from three letters) -> (name, dimension)
+for _line in _NAMED_UNITS.strip().splitlines():
+    _name, _dimension, *_forms = _line.split()
+    for _form in _forms:
+        UNIT_NAMES[_form if len(_form) < 3 else _form.lower()] = (_name, _dimension)
+
+_POWER = re.compile(r"(?:\^\s*\{?\s*([23])\s*\}?|([²³]))\s*$")
+_AREA_WORDS = {"square": "2", "sq": "2", "sq.": "2", "cubic": "3", "cu": "3", "cu.": "3"}
+
+
+def unit_key(written: str) -> str | None:
+    """The canonical unit an answer carries (``cm^2``, ``\\text{ square centimeters}`` and
+    ``sq cm`` are all ``centimeter^2``), or None when ``written`` is no unit we know by name.
+
+    Units we know as units but not by name (``rpm``, ``knots``) are keyed by the word as written,
+    so two different ones still differ.
+    """
+    text = re.sub(r"\\(?:text|mbox|mathrm|textrm|textnormal|rm)\s*\{([^{}]*)\}", r"\1", written)
+    text = re.sub(r"\\[,;:! ]|~", " ", text).strip().rstrip(".")
+    power = ""
+    match = _POWER.search(text)
+    if match:
+        power = match.group(1) or {"²": "2", "³": "3"}[match.group(2)]
+        text = text[: match.start()].strip()
+    parts = text.split()
+    if len(parts) == 2 and parts[0].lower() in _AREA_WORDS:
+        power, parts = _AREA_WORDS[parts[0].lower()], parts[1:]
+    if len(parts) != 1:
+        return None
+    word = parts[0]
+    known = UNIT_NAMES.get(word if len(word) < 3 else word.lower())
+    if known is None and not is_unit(word):
+        return None
+    name = known[0] if known else word.lower().rstrip("s")
+    return f"{name}^{power}" if power else name
+
+
+def unit_dimension(key: str) -> str | None:
+    """``length``, ``time``, ``money``… of a :func:`unit_key` (powers kept apart: an area is not a length)."""
+    name, _, power = key.partition("^")
+    known = UNIT_NAMES.get(name)
+    return None if known is None else known[1] + (f"^{power}" if power else "")

@@ -304,8 +304,8 @@ def near_miss(row: AuditRow, traits: Traits) -> list[Probe] | None:
     ``G + 10^{-250}``, ``G - 10^{-12}``, ``12.000001`` for 12. Equal to many digits, but not equal;
     decimal golds are left out (a tolerance there is the spec's documented choice)."""
     gold = row.gold
-    if gold is None or not (gold.exact or gold.kind == "expression"):
-        return None
+    if gold is None or not (gold.exact or gold.kind == "expression") or re.search(r"\d?\.\d", gold.text):
+        return None  # a decimal anywhere in the gold makes it an approximation, compared with a tolerance
     g = gold.text
     probes = [Probe(_box(f"{g} + 10^{{-250}}"), "+10^-250"), Probe(_box(f"{g} - 10^{{-12}}"), "-10^-12")]
     if gold.value is not None and gold.value.denominator == 1:
