@@ -24,11 +24,8 @@ pytestmark = [pytest.mark.shared_data, pytest.mark.slow]
 MATH500 = SHARED_DATA / "math" / "math500_test.jsonl"
 GSM8K = SHARED_DATA / "math" / "gsm8k_test.jsonl"
 
-# Closed today on MATH-500 and GSM8K golds: a regression here is a new hole.
-CLOSED = ("format_only", "hedge_boxes", "hedge_inside", "hedge_unboxed", "plus_minus", "empty_box", "rounding",
-          "order", "partial", "truncation", "think_only", "master_keys", "injected_verdict", "judge_instructions")
-# Rewrites the math verifier reads today on every row.
-KEPT = ("frac_forms", "left_right", "set_reorder", "prose_final", "letter_dress")
+# Every family is closed on MATH-500 and GSM8K golds (issue 23): an attack paid, or a rewrite refused,
+# anywhere is a regression.
 
 
 def require(path: Path) -> None:
@@ -60,9 +57,10 @@ def test_math_audited_on_shared_golds(path: Path, column: str, rows: int, capsys
     hacks = show(report, f"math on {path.name}", capsys)
     assert report.rows == rows and not report.malformed
     assert report.reference_paid == report.reference_rows == rows  # every gold answers itself
-    for name in CLOSED:
-        assert hacks[name] == 0, (name, next(f.examples for f in report.families if f.name == name))
-    lost = {f.name: f.false_negatives for f in report.families if f.name in KEPT}
+    assert {f.kind for f in report.families} == {"attack", "rewrite"}
+    for f in report.families:
+        assert hacks[f.name] == 0, (f.name, f.examples)
+    lost = {f.name: f.false_negatives for f in report.families if f.kind == "rewrite"}
     assert not any(lost.values()), lost
     assert all(f.errors == 0 for f in report.families)  # nothing a probe does is an infrastructure fault
 
@@ -89,7 +87,7 @@ def test_composed_reward_yaml_audited(capsys: pytest.CaptureFixture[str]) -> Non
     for f in everything.families:
         if f.name in tagged:
             assert f.hacks > 0 and all(e["score"] == pytest.approx(0.2) for e in f.examples), f.name
-        elif f.name in CLOSED:
+        else:
             assert hacks[f.name] == 0, f.name
 
 
