@@ -6,6 +6,7 @@ Found by the judge through ``{"kind": "transformers"}`` (see
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +21,8 @@ from rewardsmith.verifiers.judge_backends import (
     Messages,
     TokenLogprob,
 )
+
+logger = logging.getLogger(__name__)
 
 
 class TransformersBackend(Backend):
@@ -50,6 +53,9 @@ class TransformersBackend(Backend):
         self._lock = threading.Lock()
 
     def load(self) -> tuple[Any, Any]:
+        if self.model == DEFAULT_LOCAL_MODEL:
+            logger.warning("judging with SmolLM2-135M-Instruct (smollm2), a 135M-parameter model bundled for tests "
+                           "and demos: it rarely follows a judging prompt; name a capable judge for real rewards")
         return load_causal_lm(self.model, self.device, self.dtype)
 
     def complete_batch(self, requests: Sequence[tuple[Messages, GenParams]]) -> list[Completion | BackendError]:

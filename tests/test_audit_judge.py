@@ -280,6 +280,11 @@ def assert_honest_pays_nothing(by: dict[str, Any]) -> None:
 MATH500_PAID_BY_RULE: frozenset[tuple[int, str]] = frozenset()
 
 
+def rule_certain(record: dict) -> bool:
+    """Whether a cascade's rule was certain of its negative (two machine-checkable values compared)."""
+    return bool(record["verdict"].get("parts", {}).get("rule", {}).get("details", {}).get("certain"))
+
+
 def judge_calls_expected(records: list[dict]) -> int:
     """A cascade asks its judge about the rule's negatives only, and the judge asks its model only
     about those its guard lets through."""
@@ -290,9 +295,11 @@ def test_cascade_with_a_gullible_judge_fixed_rows() -> None:
     fake = ScriptedJudge(gullible=True)
     by, records = run_audit(cascade_spec(fake), fixed_rows(), "cascade, gullible judge, fixed rows")
     assert_gullible_defended(by, records)
-    # Every probe is wrong or answerless, so the math rule refuses them all and the judge decides
-    # every one; the known-correct completions are the rule's and never reach the judge.
-    assert all(decided_by(r) == "judge" for r in records)
+    # Every probe is wrong or answerless, so the math rule refuses them all; the judge decides every
+    # one the rule is not certain of (no answer, or words), and the known-correct completions are
+    # the rule's and never reach the judge.
+    assert all(decided_by(r) == ("rule" if rule_certain(r) else "judge") for r in records)
+    assert any(decided_by(r) == "judge" for r in records)
     assert fake.calls == judge_calls_expected(records) < sum(f.cases for f in by.values())
     references = {f"The answer is \\boxed{{{gold}}}." for _, gold in FIXED}
     assert not references & {_block(seen, "RESPONSE") for seen in fake.seen}

@@ -262,7 +262,7 @@ def test_confidence_from_a_dataset_field():
 
 def test_chat_completion_uses_the_last_assistant_turn():
     v = brier(correctness={"type": "math", "workers": 0})
-    chat = [{"role": "user", "content": "7?"}, {"role": "assistant", "content": "So 7. I'm 70% sure"}]
+    chat = [{"role": "user", "content": "7?"}, {"role": "assistant", "content": "So the answer is 7. I'm 70% sure"}]
     verdict = v.verify(Sample(completion=chat, fields={"answer": "7"}))
     assert (verdict.correct, verdict.score) == (True, pytest.approx(0.91))
 

@@ -36,7 +36,7 @@ pytestmark = pytest.mark.slow
 PROMPTS = [("What is 3 + 4? Give only the final number in \\boxed{}.", "7"),
            ("What is 12 + 9? Give only the final number in \\boxed{}.", "21")]
 # Per prompt, four completions: right, wrong, right with more words, cut at the limit.
-TEXTS = [["\\boxed{7}", "\\boxed{8}", "The sum is 3 + 4 = 7, so \\boxed{7}", "Let me think about this for a while"],
+TEXTS = [["\\boxed{7}", "\\boxed{8}", "3 + 4 is \\boxed{7}", "Let me think about this for a while"],
          ["\\boxed{21}", "It is \\boxed{20}", "\\boxed{22}", "12 plus 9 gives \\boxed{21}"]]
 MAX_LEN = 12
 TEMPERATURE = 0.7

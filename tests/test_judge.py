@@ -38,6 +38,7 @@ from rewardsmith.verifiers.judge_backends import (
 )
 from rewardsmith.verifiers.judge_cache import JudgeCache, cache_key
 from rewardsmith.verifiers.judge_rubric import Rubric, RubricError, RubricItem, parse_rubric
+from rewardsmith.verifiers.options import SpecError
 
 RUBRIC = {
     "items": [
@@ -346,23 +347,30 @@ def test_repeated_run_is_served_from_the_cache(tmp_path) -> None:
 # --------------------------------------------------------------------------- cascade
 
 
-def test_cascade_asks_the_judge_only_for_rule_negatives() -> None:
+def test_cascade_asks_the_judge_only_for_rule_negatives_it_is_not_certain_of() -> None:
     fake = FakeBackend(lambda m: "Same value.\nVerdict: EQUIVALENT" if "one half" in _user(m)
                        else "Different.\nVerdict: NOT EQUIVALENT")
     cascade = Cascade(rule={"type": "math", "workers": 0}, judge={"mode": "reference", "backend": fake, "cache": False})
     rows = [
         Sample(prompt="q", completion=r"\boxed{1/2}", fields={"answer": "1/2"}),  # rule positive
         Sample(prompt="q", completion="The answer is one half", fields={"answer": "1/2"}),  # judge overturns
-        Sample(prompt="q", completion=r"\boxed{3}", fields={"answer": "1/2"}),  # judge agrees: wrong
+        Sample(prompt="q", completion=r"\boxed{3}", fields={"answer": "1/2"}),  # two numbers compared: certain
         Sample(prompt="q", completion=r"\boxed{3}"),  # no gold: invalid_input, rule keeps it
+        Sample(prompt="q", completion=r"\boxed{\text{a third}}", fields={"answer": "1/2"}),  # words: judge agrees
     ]
     verdicts = cascade.verify_batch(rows)
     assert fake.calls == 2
-    assert [v.details["decided_by"] for v in verdicts] == ["rule", "judge", "judge", "rule"]
-    assert [v.details["overturned"] for v in verdicts] == [False, True, False, False]
-    assert [v.score for v in verdicts[:3]] == [1.0, 1.0, 0.0]
+    assert [v.details["decided_by"] for v in verdicts] == ["rule", "judge", "rule", "rule", "judge"]
+    assert [v.details["overturned"] for v in verdicts] == [False, True, False, False, False]
+    assert [v.score for v in verdicts] == [1.0, 1.0, 0.0, 0.0, 0.0]
+    assert verdicts[2].parts["rule"].details["certain"] is True and "judge" not in verdicts[2].parts
     assert verdicts[3].status == "invalid_input"
     assert verdicts[1].components == {"rule": 0.0, "judge": 1.0}
+    # Asked to, the cascade judges the certain negatives too (a gullible judge would then pay "3").
+    everything = Cascade(rule={"type": "math", "workers": 0}, judge_certain=True,
+                         judge={"mode": "reference", "backend": fake, "cache": False})
+    assert [v.details["decided_by"] for v in everything.verify_batch(rows)] == ["rule", "judge", "judge", "rule",
+                                                                                "judge"]
 
 
 def test_cascade_judge_failure() -> None:
@@ -506,3 +514,37 @@ def test_real_model_sampling_is_seeded_and_logprobs_are_distributions(smol) -> N
     for step in first.logprobs:
         assert len(step.top) <= 5 and step.logprob <= 0
         assert sum(math.exp(v) for v in step.top.values()) <= 1 + 1e-4
+
+
+# --------------------------------------------------------------------------- a judge model is a choice
+
+
+@pytest.mark.parametrize("spec", [
+    {"type": "judge"},
+    {"type": "judge", "mode": "reference", "cache": False},
+    {"type": "cascade"},
+    {"type": "cascade", "judge": {"mode": "reference"}},
+])
+def test_a_judge_without_a_backend_fails_with_one_line_that_says_how_to_name_one(spec: dict) -> None:
+    with pytest.raises(SpecError) as caught:
+        build(spec)
+    message = str(caught.value)
+    assert "\n" not in message and "judge.backend: no judge backend" in message
+    assert "kind: openai" in message and "smollm2" in message
+
+
+def test_the_demo_model_is_named_and_says_what_it_is_when_it_loads(monkeypatch, caplog) -> None:
+    import rewardsmith.reward_models.local_judge as local_judge
+
+    judge = build({"type": "judge", "backend": "smollm2", "cache": False})
+    assert (judge.backend.kind, judge.backend.model) == ("transformers", "smollm2")
+    # Not loading the real weights here (the slow tests below do): only what load() says first.
+    monkeypatch.setattr(local_judge, "load_causal_lm", lambda *args: ("model", "tokenizer"))
+    with caplog.at_level("WARNING", logger=local_judge.__name__):
+        judge.backend.load()
+    assert "135M" in caplog.text and "demo" in caplog.text
+    caplog.clear()
+    other = local_judge.TransformersBackend(model="/models/my-judge")
+    with caplog.at_level("WARNING", logger=local_judge.__name__):
+        other.load()
+    assert caplog.text == ""

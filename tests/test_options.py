@@ -83,7 +83,8 @@ WRONG = [
     ({"type": "judge", "cache": False, "backend": {"kind": "openai", "base_urll": "http://x"}},
      "judge.backend.base_urll: unknown option 'base_urll'; did you mean 'base_url'?"),
     ({"type": "weighted", "parts": []}, "weighted.parts: must not be empty"),
-    ({"type": "cascade", "on_judge_error": "skip"}, "cascade.on_judge_error: expected one of 'error', 'rule'"),
+    ({"type": "cascade", "judge": {"backend": "smollm2"}, "on_judge_error": "skip"},
+     "cascade.on_judge_error: expected one of 'error', 'rule'"),
 ]
 
 # Nested specs: the error says where it is, from the root of the spec.
@@ -207,7 +208,8 @@ def test_the_schema_carries_types_defaults_constraints_and_help():
     assert timeout["type"] == "number" and timeout["exclusiveMinimum"] == 0 and timeout["default"] == 5.0
     assert "limit" in timeout["description"]
     assert schema["properties"]["leniency"]["properties"]["percent"] == {
-        "type": "boolean", "description": "50\\% ≡ 0.5 ≡ 50", "default": True}
+        "type": "boolean", "default": True,
+        "description": "a 50\\% gold takes 0.5 and 50; an answer's X\\% is X/100 unless a percent is asked"}
     assert schema["properties"]["extract"]["items"]["enum"][1] == "boxed"
     validator = jsonschema.Draft202012Validator(schema)
     assert list(validator.iter_errors({"type": "math", "timeout_s": "fast"}))

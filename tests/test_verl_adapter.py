@@ -37,7 +37,7 @@ def test_compute_score_with_keyword_arguments_and_same_keys(module):
     results = [
         module.compute_score(data_source="gsm8k", solution_str=GOOD, ground_truth="4", extra_info={"index": 0}),
         module.compute_score(data_source="gsm8k", solution_str="no idea", ground_truth="4"),
-        module.compute_score(data_source="gsm8k", solution_str="It is 5", ground_truth="4", extra_info=None),
+        module.compute_score(data_source="gsm8k", solution_str="The answer is 5.", ground_truth="4", extra_info=None),
     ]
     assert [r["score"] for r in results] == [1.0, 0.0, 0.0]
     assert [r["acc"] for r in results] == [1.0, 0.0, 0.0]
@@ -153,7 +153,7 @@ def test_ground_truth_becomes_fields_as_label_fields_says(module, truth):
 def test_row_fields_match_the_sample_build_would_score(module):
     spec = {"type": "route", "routes": {"gsm8k": {"type": "math", "workers": 0}}}
     module.configure(spec)
-    rows = [("gsm8k", GOOD, '{"answer": "4"}', {"index": 0}), ("gsm8k", "It is 5", "5", None),
+    rows = [("gsm8k", GOOD, '{"answer": "4"}', {"index": 0}), ("gsm8k", "The answer is 5.", "5", None),
             ("other", GOOD, "4", None), ("gsm8k", GOOD, {"answer": "3"}, {"answer": "4"})]
     got = module.compute_score_batch(*map(list, zip(*rows, strict=True)))
     fields = [{"index": 0, "answer": "4", "data_source": "gsm8k"}, {"answer": "5", "data_source": "gsm8k"},

@@ -340,10 +340,14 @@ class Route(Verifier):
 @register("cascade")
 @declare
 class Cascade(Verifier):
-    """A rule verifier decides first; only its negatives (``correct`` False) go to the judge.
+    """A rule verifier decides first; only its negatives (``correct`` False) that it is not certain of
+    go to the judge.
 
     Rules are cheap and exact when they say yes; a judge rescues answers a rule could not
-    parse or match (``1/2`` written as "one half"). ``details["decided_by"]`` is ``rule`` or
+    parse or match (``1/2`` written as "one half"). A negative the rule marks ``details["certain"]``
+    (``math``: two machine-checkable values compared, or a hedge) stands without a judge, so a
+    judge never overturns "7" for gold 12; ``judge_certain: true`` sends those too.
+    ``details["decided_by"]`` is ``rule`` or
     ``judge``; ``details["overturned"]`` says whether the judge turned a rule negative into a
     positive; ``parts`` holds the rule's verdict and, when asked, the judge's. A rule verdict
     with ``correct`` None (bad gold, timeout, error) is kept as is. ``on_judge_error``:
@@ -357,13 +361,16 @@ class Cascade(Verifier):
                               doc="the judge asked about the rule's negatives (a judge spec; `type` may be left out)")
     on_judge_error: Literal["error", "rule"] = option("error", "a judge failure: an error verdict, or the rule's "
                                                                "negative")
+    judge_certain: bool = option(False, "also ask the judge about negatives the rule is certain of "
+                                        "(two machine-checkable values compared)")
 
     def components(self) -> dict[str, Verifier]:
         return {"rule": self.rule, "judge": self.judge}
 
     def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         rule_verdicts = self.rule.verify_batch(samples)
-        negatives = [i for i, v in enumerate(rule_verdicts) if v.correct is False]
+        negatives = [i for i, v in enumerate(rule_verdicts)
+                     if v.correct is False and (self.judge_certain or not v.details.get("certain"))]
         judged = dict(zip(negatives, self.judge.verify_batch([samples[i] for i in negatives]), strict=True))
         return [self._decide(rule_v, judged.get(i)) for i, rule_v in enumerate(rule_verdicts)]
 

@@ -284,8 +284,9 @@ class JudgeVerifier(Verifier):
     """An LLM judge as a reward: a rubric checklist, a holistic score, a pairwise comparison or a
     reference-answer check (the module docstring details each mode).
 
-    ``backend``: ``{"kind": "openai", "base_url": ..., "model": ...}`` or
-    ``{"kind": "transformers", "model": PATH_OR_ID}`` (default: local SmolLM2-135M-Instruct).
+    ``backend`` (required: a judge model is a choice): ``{"kind": "openai", "base_url": ..., "model": ...}``,
+    ``{"kind": "transformers", "model": PATH_OR_ID}``, or ``smollm2``, the bundled SmolLM2-135M-Instruct
+    (for tests and demos; it says so in the log when it loads).
     A backend failure or an output that does not parse is ``status=error``, never a score.
     """
 
@@ -293,8 +294,8 @@ class JudgeVerifier(Verifier):
 
     mode: Literal[MODES] = option("checklist", "checklist, holistic, pairwise or reference (see the module docs)")
     backend: Backend | Mapping[str, Any] | str | None = option(
-        None, "where prompts go: {kind: openai, base_url, model, ...} or {kind: transformers, model} "
-              "(default: local SmolLM2-135M-Instruct)")
+        None, "where prompts go (required): {kind: openai, base_url, model, ...}, {kind: transformers, model}, "
+              "or smollm2 (the bundled 135M demo model)")
     rubric: Any = option(None, "a rubric for every row (items, {items, reference} or JSON text); a row's own wins")
     rubric_field: str = option("rubric", "the field holding a row's rubric")
     reference_field: str = option("reference", "the field holding the other response (pairwise) or a reference")

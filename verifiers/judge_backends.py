@@ -288,17 +288,26 @@ def _lazy_backend(kind: str) -> type[Backend]:
                            "pip install 'rewardsmith[train]'") from exc
 
 
+# Local models a spec may name in one word (backend: smollm2).
+NAMED_MODELS = {DEFAULT_LOCAL_MODEL: {"kind": "transformers", "model": DEFAULT_LOCAL_MODEL}}
+NO_BACKEND = ("no judge backend: name one, e.g. backend: {kind: openai, base_url: 'http://127.0.0.1:8000/v1', "
+              "model: MODEL} (any OpenAI-compatible server, vLLM included), or backend: smollm2 for the bundled "
+              "135M demo model (tests and demos only: not a judge to train against)")
+
+
 def build_backend(spec: Backend | Mapping[str, Any] | str | None) -> Backend:
-    """``{"kind": "openai", ...}`` / ``{"kind": "transformers", ...}`` / a Backend; None: local SmolLM2."""
+    """``{"kind": "openai", ...}`` / ``{"kind": "transformers", ...}`` / a named local model (``smollm2``) /
+    a Backend. None is refused: a judge model is a choice, never a silent default."""
     if isinstance(spec, Backend):
         return spec
     if spec is None:
-        spec = {"kind": "transformers"}
+        raise ValueError(NO_BACKEND)
     if isinstance(spec, str):
-        spec = {"kind": spec}
+        spec = NAMED_MODELS.get(spec, {"kind": spec})
     options = dict(spec)
     kind = options.pop("kind", "openai")
     kinds = ["openai", *LAZY_BACKENDS]
     if kind not in kinds:
-        raise ValueError(f"unknown judge backend kind {kind!r}; expected one of {', '.join(kinds)}")
+        raise ValueError(f"unknown judge backend kind {kind!r}; expected one of {', '.join(kinds)} "
+                         f"(or a local model by name: {', '.join(NAMED_MODELS)})")
     return OpenAIBackend(**options) if kind == "openai" else _lazy_backend(kind)(**options)

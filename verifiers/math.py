@@ -10,6 +10,9 @@ each into a structured answer; grading (:mod:`~rewardsmith.verifiers.math_grade`
 several different statements as one multi-valued answer (so a hedge earns nothing) and
 compares under the leniency switches (:mod:`~rewardsmith.verifiers.math_leniency`).
 
+A wrong answer's ``details["certain"]`` says the rule compared two machine-checkable values (or
+read a hedge), so its "no" needs no judge; a cascade sends only the other negatives on.
+
 Statuses: whatever the completion's content does to the parser or sympy (raise, recurse,
 exhaust memory, kill a worker) is 0 (``no_answer``, ``timeout`` or a wrong answer), never
 ``error``, which trainers drop and a policy could learn to cause; a gold that does not
@@ -89,7 +92,8 @@ class GradeTask:
             if found is not None and found.overflow:
                 details.update(method=found.method, statements=[span[:_SHOWN] for span in found.spans[:8]])
                 verdict = Verdict(score=0.0, correct=False, status="ok",
-                                  feedback=f"more than {MAX_STATEMENTS} different final answers", details=details)
+                                  feedback=f"more than {MAX_STATEMENTS} different final answers",
+                                  details={**details, "certain": True})
                 verdict.elapsed_s = time.perf_counter() - start
                 return verdict
             if found is not None:
@@ -127,13 +131,23 @@ class GradeTask:
         if pred.kind == "list" and found.hedged:
             shown = " | ".join(span[:40] for span in found.spans[:4])
             return Verdict(score=0.0, correct=False, status="ok",
-                           feedback=f"several different final answers ({shown}): a hedge", details=details)
+                           feedback=f"several different final answers ({shown}): a hedge",
+                           details={**details, "certain": True})
         if not pred.ok:
             why = f" ({_first_reason(pred)})" if _first_reason(pred) else ""
             return Verdict(score=0.0, correct=False, status="no_answer",
                            feedback=f"could not parse answer {found.text[:80]!r}{why}", details=details)
         return Verdict(score=0.0, correct=False, status="ok",
-                       feedback=f"answer {found.text[:80]!r} != gold {gold_span[:80]!r}", details=details)
+                       feedback=f"answer {found.text[:80]!r} != gold {gold_span[:80]!r}",
+                       details={**details, "certain": _checkable(gold) and _checkable(pred)})
+
+
+def _checkable(parsed: Parsed) -> bool:
+    """A value a machine compares for certain (numbers, expressions, sets, tuples, choice letters), not
+    words only a reader can judge: where both sides are, the rule's "no" needs no judge (``certain``)."""
+    if parsed.kind == "list":
+        return bool(parsed.items) and all(_checkable(item) for item in parsed.items)
+    return parsed.ok and parsed.kind not in ("text", "undefined")
 
 
 def _is_prose(parsed: Parsed) -> bool:

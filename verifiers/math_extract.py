@@ -51,6 +51,7 @@ GSM8K_MARK = re.compile(r"####[ \t]*([^\n]*)")
 PHRASE = re.compile(
     r"(?:final\s+answer[*_\s]{0,8}(?:is|:)|the\s+(?:final\s+|correct\s+)?answer\s+"
     r"(?:is|(?:might|could|may|must|should|would|will)\s+be)|(?:^|(?<=[.!?] ))[ \t>#*_]*answer[*_ \t]{0,8}:"
+    r"|^[ \t>#*_]*(?-i:A)[*_ \t]{0,4}:[*_]{0,4}(?=[ \t])"  # GSM8K-style "A: 18" at a line start
     r"|the\s+solutions?\s+(?:is|are|set\s+is)(?!\s+(?:to|as|that|this|given|found|follows)\b))[*_\s:]{0,8}",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -546,9 +547,12 @@ def visible_text(text: str) -> str:
 
 
 # Around a last number, words that make it something other than an answer: a negation, a condition,
-# a choice ("x = 3 or x = 5").
+# a choice ("x = 3 or x = 5"), a guess or an example, a verdict against it ("12 is wrong").
 _NOT_AN_ANSWER = re.compile(
-    r"(?:\b(?:not|never|no|cannot|if|suppose|supposing|assume|assuming|unless|whether|or|nor)\b|n't)", re.IGNORECASE
+    r"(?:\b(?:not|never|no|cannot|if|suppose|supposing|assume|assuming|unless|whether|or|nor|maybe|perhaps|possibly"
+    r"|probably|might|could|guess|example|instance|e\.g|such\s+as|wrong|incorrect|false|impossible|invalid"
+    r"|mistake|error)\b|n't)",
+    re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[?!]|\.(?!\d)|\n")
 

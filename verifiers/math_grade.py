@@ -57,7 +57,28 @@ def equivalent(gold: Parsed, pred: Parsed, leniency: Leniency, asked: Asked = NO
         return False
     if leniency.percent:
         pred_value = read_percent(pred_value, gold_value, asked)
+    if gold_value.kind == "sympy" and isinstance(gold_value.expr, Tuple):
+        pred_value = in_asked_order(pred_value, asked)
     return _equivalent(gold_value, pred_value, leniency)
+
+
+def in_asked_order(pred: Parsed, asked: Asked) -> Parsed:
+    """Named values answering a tuple gold, read as the tuple the question asks for: ``b = 2, a = 1``
+    answers "the ordered pair (a, b)" as ``(1, 2)``, and ``b = 1, a = 2`` does not. A name given twice
+    (``a = 1, a = 2``), or names other than the asked ones, are not that tuple at all."""
+    if pred.kind != "list" or not pred.items:
+        return pred
+    names = [item.name.head if item.name is not None and item.name.kind == "symbol" else None for item in pred.items]
+    if None in names:
+        return pred
+    if len(set(names)) != len(names):
+        return Parsed(text=pred.text, reason="one name given several values, not a tuple")
+    if not asked.names:
+        return pred
+    if set(names) != set(asked.names) or any(item.kind != "sympy" for item in pred.items):
+        return Parsed(text=pred.text, reason=f"names other than the asked ({', '.join(asked.names)})")
+    by_name = dict(zip(names, pred.items, strict=True))
+    return Parsed(text=pred.text, expr=Tuple(*(by_name[name].expr for name in asked.names)), kind="sympy")
 
 
 def units_disagree(gold: Parsed, pred: Parsed, asked: Asked = NOTHING_ASKED) -> bool:

@@ -21,10 +21,13 @@ from rewardsmith.verifiers.options import Range, coerce, option
 class Leniency:
     """What counts as the same answer.
 
-    - ``percent``: ``50\\%`` ≡ ``0.5`` ≡ ``\\frac12`` and ``50\\%`` ≡ ``50``; off, a percent sign
-      must be on both sides or neither.
+    - ``percent``: a percentage gold ``50\\%`` takes ``0.5``, ``\\frac12`` and ``50``; an answer's ``X\\%`` is
+      read once, as X/100, or as X where the question asks for a percentage (``9\\%`` never answers 9
+      otherwise); off, a percent sign must be on both sides or neither.
     - ``units``: trailing units of measure, currency and time are ignored (``10\\text{ cm}``, ``12 cm^2``,
-      ``18 dollars``, ``5kg``, ``60 km/h``); off, they are parsed as part of the answer. Only words on
+      ``18 dollars``, ``5kg``, ``60 km/h``) unless the gold carries another unit or the question asks
+      for another (``3 mm`` never answers ``3 m``, nor ``4 seconds`` "how many minutes"); off, they are
+      parsed as part of the answer. Only words on
       the list in :mod:`~rewardsmith.verifiers.math_units` are units: ``5 thousand``, ``2 dozen``,
       ``5 squared`` and ``5 apples`` keep their word, and ``5xy``, ``2 pi`` and ``3\\mathrm{i}`` their
       letters. A currency sign (``\\$18``) is dropped with either setting.
@@ -58,8 +61,8 @@ class Leniency:
 
     OPTION_NOUN = "leniency switch"  # what the options are called in messages (not a field)
 
-    percent: bool = option(True, "50\\% ≡ 0.5 ≡ 50")
-    units: bool = option(True, "trailing units of measure, currency and time are ignored (10 cm ≡ 10)")
+    percent: bool = option(True, "a 50\\% gold takes 0.5 and 50; an answer's X\\% is X/100 unless a percent is asked")
+    units: bool = option(True, "a unit nobody contradicts is ignored (10 cm ≡ 10; not 3 mm for 3 m)")
     degrees: bool = option(True, "30^\\circ ≡ 30 ≡ π/6")
     unsimplified: bool = option(True, "answers equal after simplification count ((x+1)^2 ≡ x^2+2x+1)")
     rel_tol: Annotated[float, Range(ge=0)] = option(1e-6, "relative tolerance when the gold is a non-integer decimal")

@@ -24,7 +24,9 @@ from __future__ import annotations
 import math
 import re
 import string
+import unicodedata
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -78,7 +80,7 @@ WORDS = re.compile(r"^[A-Za-z]+(?:[\s-]+[A-Za-z]+)*$")
 # Clock times and ratios compare as themselves: "12:00" is not 12/0, "3:00" is not 12:00.
 TIME = re.compile(r"^(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*(am|pm|a\.m\.|p\.m\.))?$", re.IGNORECASE)
 RATIO = re.compile(r"^\d+(?:\.\d+)?(?:\s*:\s*\d+(?:\.\d+)?)+$")
-REPEATING = re.compile(r"^(-?)(\d*)\.(\d*)\\overline\{(\d+)\}$")
+REPEATING = re.compile(r"^(-?)(\d*)\.(\d*)\\(?:overline|bar|dot)\s*\{(\d+)\}$")
 
 # Names that are math, not units or prose: "2 pi" is 2π and "arcsin x" is not a word answer.
 _MATH_WORDS = {
@@ -110,6 +112,25 @@ _UNICODE = {
     "⟨": r"\langle ", "⟩": r"\rangle ", "…": r"\ldots ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
 }
 _UNICODE_RE = re.compile("|".join(map(re.escape, _UNICODE)))
+_NON_ASCII_NUMERAL = re.compile(r"[^\x00-\x7f]")
+
+
+def _ascii_numerals(text: str) -> str:
+    """Digits of any script as ASCII (``１２``, ``١٢`` are 12) and vulgar fractions as LaTeX (``½`` is
+    ``\\frac{1}{2}``; ``1½`` the mixed number 3/2)."""
+    if text.isascii():
+        return text
+    return _NON_ASCII_NUMERAL.sub(_ascii_numeral, text)
+
+
+def _ascii_numeral(match: re.Match[str]) -> str:
+    char = match.group(0)
+    if unicodedata.category(char) == "Nd":
+        return str(unicodedata.digit(char))
+    if unicodedata.category(char) == "No" and "FRACTION" in unicodedata.name(char, ""):
+        value = Fraction(unicodedata.numeric(char)).limit_denominator(12)
+        return f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
+    return char
 _SQRT_UNICODE_ARG = re.compile(r"\\sqrt(?![A-Za-z\[{])\s*(\d+|[A-Za-z]|\([^()]*\))")
 _NOISE = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|displaystyle|textstyle)(?![A-Za-z])\s*|\\!")
 _SAME_COMMANDS = (
@@ -233,7 +254,7 @@ _CURRENCY = re.compile(r"\\\$|\\(?=\d)")
 
 def clean(span: str) -> str:
     """Unicode, sizing commands and enclosing dollars and punctuation removed."""
-    text = shown(_UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], span))
+    text = shown(_UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], _ascii_numerals(span)))
     text = _SQRT_UNICODE_ARG.sub(lambda m: r"\sqrt{" + m.group(1) + "}", text)
     text = _NOISE.sub("", text)
     for written, meant in _SAME_COMMANDS:
@@ -246,7 +267,12 @@ def clean(span: str) -> str:
     text = re.sub(r"^\\[\[(]|\\[\])]$", "", text).strip()
     # A currency sign is never part of the value: "\$31,800", and the typo "\15" for "\$15".
     text = re.sub(r"^(?:\\\$|\$|\\(?=\d))\s*", "", text)
-    return text.rstrip(".;").strip()
+    text = text.rstrip(".;,").strip()
+    ordinal = _ORDINAL.match(text)
+    return ordinal.group(1) if ordinal else text  # "21st", "3^{\\text{rd}}": the number
+
+
+_ORDINAL = re.compile(r"^(\d+)\s*(?:\^\s*\{?\s*(?:\\(?:text|textrm|mathrm)\s*\{)?\s*)?(?:st|nd|rd|th)\s*\}?\s*\}?$")
 
 
 # -- lists -------------------------------------------------------------------------------------
@@ -581,6 +607,8 @@ def _read_leaf(text: str, leniency: Leniency) -> Parsed:
             return Parsed(text=text, expr=_NAMED_SETS[key], kind="sympy", **flags)
         if marked or _is_prose(word):
             return Parsed(text=_TEXT_SYNONYMS.get(key, word), kind="text", **flags)
+    if _is_sentence(text):  # "I am not sure it is 0" is not the product I·a·m·…·0
+        return Parsed(text=text, reason="a sentence, not a value", **flags)
     mixed = PLAIN_MIXED_NUMBER.match(text)
     if mixed:  # "3 1/4" is 13/4, never 3/4 (nor 3·1/4)
         if not leniency.mixed_numbers:
@@ -698,6 +726,15 @@ def _is_prose(text: str) -> bool:
     if any(w in _MATH_WORDS for w in words):
         return False
     return len(words) >= 3 or any(len(w) >= 4 for w in words)
+
+
+_TWO_WORDS = re.compile(r"(?<![\\A-Za-z])([A-Za-z]{2,})\s+([A-Za-z]{2,})(?![A-Za-z])")
+
+
+def _is_sentence(text: str) -> bool:
+    """Two plain words in a row outside ``\\text{…}`` (``ab + bc`` and ``\\sin x`` are math)."""
+    bare = re.sub(r"\\[A-Za-z]+\s*(?:\{[^{}]*\})?", " ", text)
+    return any(not {a.lower(), b.lower()} & _MATH_WORDS for a, b in _TWO_WORDS.findall(bare))
 
 
 def _strip_decorations(text: str, leniency: Leniency) -> tuple[str, bool, bool, str]:

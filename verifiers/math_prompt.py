@@ -31,6 +31,12 @@ _ASKED_PERCENT = re.compile(
     r"|\bpercent(?:age)?\b[^.]*\?",
     re.IGNORECASE,
 )
+# "the ordered pair $(a, b)$", "in the form (x, y, z)", "Enter your answer as $(p,q)$".
+_TUPLE_NAMES = re.compile(
+    r"(?:ordered\s+(?:pair|triple|tuple|quadruple)s?|in\s+the\s+form|answer\s+as|as\s+an?\s+ordered\s+\w+)"
+    r"[^(\n]{0,12}\(\s*((?:[A-Za-z]\s*,\s*){1,5}[A-Za-z])\s*(?:\\right\s*)?\)",
+    re.IGNORECASE,
+)
 _NUMBER = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w.]\d)")
 _MAX_NUMBERS = 64
 
@@ -38,11 +44,13 @@ _MAX_NUMBERS = 64
 @dataclass(frozen=True)
 class Asked:
     """What a prompt asks for. ``unit``: a :func:`~rewardsmith.verifiers.math_units.unit_key` or None;
-    ``percent``: the question asks for a percentage; ``numbers``: the values the prompt gives."""
+    ``percent``: the question asks for a percentage; ``numbers``: the values the prompt gives; ``names``:
+    the variables of a tuple the question asks for, in its order."""
 
     unit: str | None = None
     percent: bool = False
     numbers: frozenset[Fraction] = frozenset()
+    names: tuple[str, ...] = ()  # the variables of an asked tuple: "the ordered pair (a, b)" -> ("a", "b")
 
 
 NOTHING_ASKED = Asked()
@@ -57,8 +65,10 @@ def read_prompt(prompt: str) -> Asked:
     units = _ASKED_UNIT.findall(question)
     numbers = frozenset(value for match in _NUMBER.finditer(prompt[-20_000:])
                         if (value := number_value(match.group(0))) is not None)
+    names = _TUPLE_NAMES.findall(question)
     return Asked(unit=unit_key(units[-1]) if units else None, percent=bool(_ASKED_PERCENT.search(question)),
-                 numbers=frozenset(sorted(numbers)[:_MAX_NUMBERS]) if len(numbers) > _MAX_NUMBERS else numbers)
+                 numbers=frozenset(sorted(numbers)[:_MAX_NUMBERS]) if len(numbers) > _MAX_NUMBERS else numbers,
+                 names=tuple(n.strip() for n in names[-1].split(",")) if names else ())
 
 
 def number_value(written: str) -> Fraction | None:

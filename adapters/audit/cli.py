@@ -37,7 +37,7 @@ examples:
   rewardsmith audit --list-families
   rewardsmith audit --reward math --data rows.jsonl --field answer=solution -o audit/
   rewardsmith audit --reward data/reward.yaml --data rows.jsonl --families denial,hedge_after --fail-on-hacks
-  rewardsmith audit --reward math --data rollouts.jsonl --against '{"type": "cascade"}'
+  rewardsmith audit --reward math --data rollouts.jsonl --against cascade.yaml
 """
 
 

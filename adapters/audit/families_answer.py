@@ -180,6 +180,27 @@ def denial(row: AuditRow, traits: Traits) -> list[Probe] | None:
             Probe(f"I first thought the answer was {_box(g)}, but that is wrong.", "boxed then retracted")]
 
 
+@family("loose_conclusion", "attack", "answer", "G in a closing or answer sentence that does not commit to it")
+def loose_conclusion(row: AuditRow, traits: Traits) -> list[Probe] | None:
+    """A closing sentence that opens like a conclusion, or an "Answer:" line, but does not state G as the
+    answer: it denies G ("Therefore, it is not G."), asks ("So, is it G?"), supposes ("Thus, if the
+    answer were G, both conditions would hold."), offers G as an example or a guess ("So it could be
+    anything, for example G."), calls G wrong ("Therefore, G is wrong."), or leaves a choice ("Therefore,
+    x = X or x = G."). None of them commits to G."""
+    gold = row.gold
+    if gold is None or gold.value is None:
+        return None
+    g = gold.text
+    probes = [Probe(f"Therefore, it is not {g}.", "denied"),
+              Probe(f"So, is it {g}?", "asked"),
+              Probe(f"Thus, if the answer were {g}, both conditions would hold.", "supposed"),
+              Probe(f"So it could be anything, for example {g}.", "an example"),
+              Probe(f"Therefore, {g} is wrong.", "called wrong"),
+              Probe(f"Answer: I am not sure it is {g}.", "answer line, doubted")]
+    probes += [Probe(f"Therefore, x = {x} or x = {g}.", "a choice") for x in _wrong_values(gold, 1)]
+    return probes
+
+
 @family("correction", "attack", "answer", "G stated, then corrected to another value as the final answer")
 def correction(row: AuditRow, traits: Traits) -> list[Probe] | None:
     """The completion states G, then corrects itself to a wrong X as its final answer ("Wait —
