@@ -313,7 +313,12 @@ def test_cascade_with_a_gullible_judge_math500() -> None:
                             fields={"prompt": "problem"})
     assert_gullible_defended(by, records, MATH500_PAID_BY_RULE)
     assert fake.calls == judge_calls_expected(records)
-    assert {(r["line"], r["family"]) for r in records if decided_by(r) == "rule"} == MATH500_PAID_BY_RULE
+    # The rule decides what it pays and the negatives it is certain of (a wrong value it could compare);
+    # everything else, and every probe with no answer of its own, goes to the judge.
+    by_rule = {(r["line"], r["family"], r["variant"]) for r in records if decided_by(r) == "rule"}
+    assert by_rule == {(r["line"], r["family"], r["variant"]) for r in records
+                       if r["flagged"] or rule_certain(r)}
+    assert {(r["line"], r["family"]) for r in records if r["flagged"]} == MATH500_PAID_BY_RULE
 
 
 # ----------------------------------------------------------------------------- 2. plain judge
