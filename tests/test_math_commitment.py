@@ -94,6 +94,8 @@ def test_the_last_number_fallback_refuses_what_is_not_stated(gold: str, completi
     ("-\\frac{24}{25}", r"\[\cos = -\frac{24}{25}\] Therefore, $\cos \angle RPS = -\frac{24}{25}$."),
     ("3", r"The first term of the continued fraction is 3. Thus, \( b = 3 \)."),
     ("7", "Change: $20 - $13 = $7. **Answer:** Verna received $7.00 in change."),
+    ("7", "Working: x = 3 and y = 4.\n\nThus, 3 + 4 = 7. Therefore, the total is 7."),  # one value, twice
+    ("7", "So x = 3.\n\nTherefore, the total is 7."),  # an earlier paragraph's conclusion is working
 ])
 def test_a_closing_conclusion_commits(gold: str, completion: str) -> None:
     verdict = STRICT.verify(Sample(completion=completion, fields={"answer": gold}))
@@ -106,6 +108,10 @@ def test_a_closing_conclusion_commits(gold: str, completion: str) -> None:
     ("5", "Therefore, x = 3 or x = 5."),
     ("9", "So is it 9?"),
     ("12", "Thus, if x were 4, then y is 12."),
+    ("12", "Therefore, it is 13. Therefore, it is 12."),  # two conclusions in the last paragraph: a hedge
+    ("12", "So x is 13.\nThus, the total is 12."),
+    ("12", "So it could be anything, for example 12."),
+    ("12", "Therefore, 12 is wrong."),
     ("12", "We found 12 earlier. The rest of the argument is unclear to me."),  # the closing sentence says nothing
     ("12", "12 apples were counted. That settles it."),  # no conclusion marker: a mention, not a commitment
 ])

@@ -515,8 +515,8 @@ def extract_answer(text: str, last_number: bool = False, methods: Iterable[str] 
         return found
     if "conclusion" in methods:
         concluded = _conclusion(region)
-        if concluded is not None:
-            return Extraction((concluded,), "conclusion")
+        if concluded:
+            return Extraction(concluded, "conclusion")
     if "last_number" in methods:
         number = _last_number(region, asked)
         if number is not None:
@@ -566,17 +566,27 @@ _CONCLUSION = re.compile(
 _LAST_SENTENCE = re.compile(r"(?:^|(?<=[.!?])\s+|(?<=\\\])\s*|(?<=\$\$)\s*|\n)(?=\S)")
 
 
-def _conclusion(text: str) -> str | None:
-    """The value the completion's last sentence concludes with, when that sentence opens as a conclusion."""
+def _conclusion(text: str) -> tuple[str, ...]:
+    """The value the completion's last sentence concludes with, when that sentence opens as a conclusion;
+    with the values of the other conclusions in its final paragraph ("Therefore, 12. Therefore, 13." states
+    two values: a hedge). Empty when the last sentence concludes nothing."""
     tail = text[-_WINDOW:].rstrip()
+    paragraph_start = tail.rfind("\n\n") + 1
     starts = [m.end() for m in _LAST_SENTENCE.finditer(tail.rstrip(".!*_ \t"))]
     if not starts:
+        return ()
+    sentences = [tail[a:b] for a, b in pairwise([*starts, len(tail)]) if a >= paragraph_start]
+    last = _concluded(sentences[-1]) if sentences else None
+    if last is None:
+        return ()
+    others = [value for sentence in sentences[:-1] if (value := _concluded(sentence)) is not None]
+    return tuple(dict.fromkeys([*others, last]))
+
+
+def _concluded(sentence: str) -> str | None:
+    if not _CONCLUSION.match(sentence) or sentence.rstrip(" .*_").endswith("?"):
         return None
-    sentence = tail[starts[-1] :]
-    if not _CONCLUSION.match(sentence) or sentence.rstrip(" *_").endswith("?"):
-        return None
-    number = _last_number(sentence)
-    return number
+    return _last_number(sentence)
 
 
 def _last_number(text: str, asked: Asked = NOTHING_ASKED) -> str | None:

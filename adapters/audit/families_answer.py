@@ -185,8 +185,9 @@ def loose_conclusion(row: AuditRow, traits: Traits) -> list[Probe] | None:
     """A closing sentence that opens like a conclusion, or an "Answer:" line, but does not state G as the
     answer: it denies G ("Therefore, it is not G."), asks ("So, is it G?"), supposes ("Thus, if the
     answer were G, both conditions would hold."), offers G as an example or a guess ("So it could be
-    anything, for example G."), calls G wrong ("Therefore, G is wrong."), or leaves a choice ("Therefore,
-    x = X or x = G."). None of them commits to G."""
+    anything, for example G."), calls G wrong ("Therefore, G is wrong."), leaves a choice ("Therefore,
+    x = X or x = G.") or concludes twice ("Therefore, it is X. Therefore, it is G."). None of them commits
+    to G alone."""
     gold = row.gold
     if gold is None or gold.value is None:
         return None
@@ -197,7 +198,9 @@ def loose_conclusion(row: AuditRow, traits: Traits) -> list[Probe] | None:
               Probe(f"So it could be anything, for example {g}.", "an example"),
               Probe(f"Therefore, {g} is wrong.", "called wrong"),
               Probe(f"Answer: I am not sure it is {g}.", "answer line, doubted")]
-    probes += [Probe(f"Therefore, x = {x} or x = {g}.", "a choice") for x in _wrong_values(gold, 1)]
+    probes += [p for x in _wrong_values(gold, 1) for p in (
+        Probe(f"Therefore, x = {x} or x = {g}.", "a choice"),
+        Probe(f"Therefore, it is {x}. Therefore, it is {g}.", "two conclusions"))]
     return probes
 
 
