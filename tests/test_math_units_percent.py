@@ -34,6 +34,11 @@ def score(gold: str, completion: str, prompt: str = "") -> float:
     ("29", r"\boxed{29 \text{ dollars}}", "How many cents does she have?"),
     ("36", r"\boxed{36 \text{ hours}}", "How many seconds does it take?"),
     ("10", r"\boxed{10 \text{ cm}^2}", "What is the area in square meters?"),
+    ("6", r"\boxed{6 tens}", ""),  # a plural that counts by a number is not a count noun
+    ("6", r"\boxed{6 halves}", ""),
+    ("6", r"\boxed{6 pairs}", ""),
+    ("6", r"\boxed{6 thousand}", ""),
+    ("12", r"\boxed{12 ish}", ""),
 ])
 def test_another_unit_is_another_quantity(gold: str, completion: str, prompt: str) -> None:
     assert score(gold, completion, prompt) == 0.0
@@ -53,6 +58,9 @@ def test_another_unit_is_another_quantity(gold: str, completion: str, prompt: st
     ("864 \\mbox{ inches}^2", r"\boxed{864 \text{ square inches}}", ""),
     ("25", r"\boxed{25 \text{ square inches}}", "What is the area, in inches, of the square?"),
     ("5", r"\boxed{5 \text{ kg}}", "How many kilograms of flour are left?"),
+    ("6", r"\boxed{6 marbles}", "How many marbles are red?"),  # count nouns are the bare number
+    ("310", "The answer is 310 legs.", ""),
+    ("6", r"\boxed{6 \text{ apples}}", ""),
 ])
 def test_the_same_unit_or_a_unit_nobody_contradicts_is_the_number(gold: str, completion: str, prompt: str) -> None:
     assert score(gold, completion, prompt) == 1.0

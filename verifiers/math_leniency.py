@@ -29,8 +29,9 @@ class Leniency:
       for another (``3 mm`` never answers ``3 m``, nor ``4 seconds`` "how many minutes"); off, they are
       parsed as part of the answer. Only words on
       the list in :mod:`~rewardsmith.verifiers.math_units` are units: ``5 thousand``, ``2 dozen``,
-      ``5 squared`` and ``5 apples`` keep their word, and ``5xy``, ``2 pi`` and ``3\\mathrm{i}`` their
-      letters. A currency sign (``\\$18``) is dropped with either setting.
+      ``5 squared`` and ``6 tens`` keep their word, and ``5xy``, ``2 pi`` and ``3\\mathrm{i}`` their
+      letters. A plain plural count noun names what is counted and is dropped too (``6 marbles``,
+      ``310 legs``). A currency sign (``\\$18``) is dropped with either setting.
     - ``degrees``: ``30^\\circ`` ≡ ``30`` ≡ ``\\frac{\\pi}{6}``; off, the degree sign must be on both sides or
       neither. Inside a formula a degree is always π/180 (``\\sin 30^\\circ`` is ``\\frac12``).
     - ``unsimplified``: answers equal after simplification count (``(x+1)^2`` ≡ ``x^2+2x+1``);

@@ -34,7 +34,7 @@ import sympy
 
 from rewardsmith.verifiers.math_leniency import Leniency
 from rewardsmith.verifiers.math_markup import shown
-from rewardsmith.verifiers.math_units import UNIT_PREFIXES, is_unit, words
+from rewardsmith.verifiers.math_units import UNIT_PREFIXES, is_count_noun, is_unit, words
 
 MAX_SPAN_CHARS = 1500  # an answer longer than this is not an answer (and would be slow to parse)
 MAX_DIGITS = 100_000  # a number with more digits than this is refused before sympy builds it
@@ -761,7 +761,13 @@ def _strip_decorations(text: str, leniency: Leniency) -> tuple[str, bool, bool, 
                 units = (units + " " + match.group(0).strip()).strip()
                 text = text[: match.start()].strip()
         text = re.sub(r"\\(?:,|;|:|!|\s)+$|~+$", "", text).strip()
+        counted = _COUNTED.match(text)
+        if counted and not units and is_count_noun(counted.group(2)):
+            text, units = counted.group(1), counted.group(2)  # "6 marbles": 6, the marbles are what is counted
     return text, percent, degrees, units
+
+
+_COUNTED = re.compile(r"^(-?\d+(?:\.\d+)?)\s+(?:\\text\s*\{\s*)?([a-z]+)\s*\}?$")
 
 
 def _unwrap_text_number(text: str) -> str:

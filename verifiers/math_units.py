@@ -178,3 +178,22 @@ def unit_dimension(key: str) -> str | None:
     name, _, power = key.partition("^")
     known = UNIT_NAMES.get(name)
     return None if known is None else known[1] + (f"^{power}" if power else "")
+
+
+# Plurals that count by a number word ("6 tens" is 60, "3 sixes" is 18): never plain count nouns.
+_COUNTING_PLURALS = words(
+    "ones twos threes fours fives sixes sevens eights nines tens elevens twelves teens twenties thirties forties "
+    "fifties sixties seventies eighties nineties hundreds thousands millions billions trillions dozens scores "
+    "grosses halves thirds quarters fourths fifths sixths sevenths eighths ninths tenths hundredths thousandths "
+    "pairs couples times percents degrees units squares cubes powers multiples factors factorials digits"
+)
+
+
+def is_count_noun(word: str) -> bool:
+    """Whether a word after a number just names what is counted (``6 marbles``, ``310 legs``), so the
+    answer is the number. Only a plain lowercase plural that changes nothing: never a unit (compared
+    as one), a number word or its plural (``6 tens`` is 60), or a word that scales or hedges."""
+    if not re.fullmatch(r"[a-z]{3,}s", word) or word in _COUNTING_PLURALS or changes_value(word):
+        return False
+    singular = word[:-3] + "y" if word.endswith("ies") else word[:-2] if word.endswith("es") else word[:-1]
+    return not (changes_value(singular) or is_unit(word) or is_unit(singular))

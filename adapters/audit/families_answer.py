@@ -280,7 +280,7 @@ def invisible(row: AuditRow, traits: Traits) -> list[Probe] | None:
 def unit_swap(row: AuditRow, traits: Traits) -> list[Probe] | None:
     """The gold's number with a unit of the same dimension at another scale than the prompt asks
     for (or the gold states): centimetres for metres, cents for dollars, minutes for hours; a scale
-    word ("G thousand", "G dozen") the prompt does not ask for; ``G\\%`` where neither the gold nor
+    word ("G thousand", "G dozen", "G tens") the prompt does not ask for; ``G\\%`` where neither the gold nor
     the prompt is about percentages (G% is G/100). For a nonzero gold each is another quantity."""
     gold = row.gold
     probes: list[Probe] = []
@@ -300,7 +300,8 @@ def unit_swap(row: AuditRow, traits: Traits) -> list[Probe] | None:
                 probes.append(Probe(_stated(f'{number} \\text{{ {other}}}'), f"{other} for {unit}"))
     if not _SCALE_ASKED.search(row.prompt_text):
         probes += [Probe(_stated(f'{number} \\text{{ thousand}}'), "thousand"),
-                   Probe(f"The answer is {number} dozen.", "dozen")]
+                   Probe(f"The answer is {number} dozen.", "dozen"),
+                   Probe(f"The answer is {number} tens.", "tens (a plural that counts, not a count noun)")]
     if not _PERCENT_ASKED.search(row.prompt_text) and "%" not in gold.text:
         probes.append(Probe(_stated(f'{number}\\%'), "G%"))
     return probes
