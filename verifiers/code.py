@@ -68,9 +68,12 @@ _EXEC_TO_TEST = {"timeout": "timeout", "memory": "memory_limit", "output_limit":
                  "error": "sandbox_error"}
 _MARK = "RESULT"
 # Python's report of a file that does not compile: a frame line for solution.py without
-# ", in <function>", then the error (a SyntaxError raised at run time by eval has both).
-_COMPILE_ERROR = re.compile(r'File "[^"]*solution\.py", line \d+\n(?:.*\n)*?(SyntaxError|IndentationError|TabError):'
-                            r'(?![\s\S]*File "[^"]*solution\.py", line \d+, in )')
+# ", in <function>", then the error (a SyntaxError raised at run time by eval has both). Read
+# by linear searches: stderr is the candidate's, and a backtracking pattern over a megabyte of
+# repeated tracebacks would hold the host for days.
+_COMPILE_ERROR_LINE = re.compile(r"^(?:SyntaxError|IndentationError|TabError):", re.MULTILINE)
+_BARE_FRAME = re.compile(r'File "[^"\n]*solution\.py", line \d+\n')
+_FUNCTION_FRAME = re.compile(r'File "[^"\n]*solution\.py", line \d+, in ')
 _WORKDIR_PATH = re.compile(r'File "[^"]*/(solution\.py|solution\.cpp|checker\.py)"')
 
 # A sample's check is a generator: it yields the jobs it needs next and receives their results,
@@ -92,7 +95,9 @@ class CodeVerifier(Verifier):
     ``fraction``: passed/total; ``first_k``: 1 when the first ``k`` tests pass), ``checker``
     for stdin/stdout (``exact``, ``whitespace`` (default), ``float``, ``tokens_ci``, or the
     Python source of a checker program run as ``checker.py INPUT EXPECTED ACTUAL``, exit 0 =
-    accept), ``rel_tol``/``abs_tol`` (float comparisons), ``prepend_prompt`` (``auto``,
+    accept), ``rel_tol``/``abs_tol`` (float comparisons: relative to the expected value; an absolute
+    floor only where one is set, around an expected 0, or, on stdout, within the expected number's
+    printed precision — so ``return 0.0`` never passes an expected ``1e-12``), ``prepend_prompt`` (``auto``,
     ``true``, ``false``), ``output_bytes`` (per stream per test), ``max_job_s`` (cap on one
     sandbox job: the sum of the per-test limits of a sample), ``compile_timeout_s``,
     ``python`` (interpreter inside the sandbox).
@@ -116,7 +121,9 @@ class CodeVerifier(Verifier):
     checker: Literal[CHECKERS] | CheckerSource | None = option(
         None, "how stdout is compared (default whitespace), or the Python source of a checker program")
     rel_tol: Annotated[float, Range(ge=0)] = option(1e-6, "relative tolerance of float comparisons")
-    abs_tol: Annotated[float, Range(ge=0)] = option(1e-9, "absolute tolerance of float comparisons")
+    abs_tol: Annotated[float, Range(ge=0)] | None = option(
+        None, "absolute tolerance of float comparisons: unset, only around an expected 0 (1e-9) and, on stdout, "
+              "half the expected number's last printed digit; set, max(relative, absolute) everywhere")
     prepend_prompt: bool | Literal["auto"] = option("auto", "put the prompt before the code (HumanEval-style "
                                                             "completions of a function body)")
     output_bytes: Annotated[int, Range(ge=1)] = option(1 << 20, "stdout/stderr kept per stream per test")
@@ -316,7 +323,7 @@ class CodeVerifier(Verifier):
         for i, (case, result) in enumerate(zip(suite.cases, results, strict=True)):
             status, reason = run_status(result, python=self.language == "python", timeout_s=self.timeout_s)
             if status == "passed" and checker in CHECKERS:
-                if not check_output(checker, case["output"], result.stdout, self.rel_tol, max(self.abs_tol, 1e-6)):
+                if not check_output(checker, case["output"], result.stdout, self.rel_tol, self.abs_tol):
                     status, reason = "wrong_answer", f"output differs ({checker} checker)"
             elif status == "passed":
                 to_check.append(i)
@@ -442,7 +449,7 @@ def parse_records(stdout: str, nonce: str) -> Records:
 
 
 def harness_tests(records: Records, result: ExecResult, suite: TestSuite, rel_tol: float = 1e-6,
-                  abs_tol: float = 1e-9) -> list[dict[str, Any]] | Verdict:
+                  abs_tol: float | None = None) -> list[dict[str, Any]] | Verdict:
     """Per-test results of a harness run, or an ``error`` verdict when the sandbox failed."""
     if result.status == "error":
         return error(f"sandbox error: {result.error or 'the sandbox failed'}", tests=[])
@@ -491,7 +498,7 @@ def _missing_reason(result: ExecResult) -> str:
 
 
 def _judge_call(test: dict[str, Any], data: Mapping[str, Any], case: Mapping[str, Any], rel_tol: float,
-                abs_tol: float) -> None:
+                abs_tol: float | None) -> None:
     """Compare a returned value with the expected one, here on the host (the candidate never saw
     it). Only a ``returned`` record with a value can pass: a bare ``passed`` is not an answer."""
     if test["status"] == "passed":
@@ -540,10 +547,22 @@ def run_status(result: ExecResult, python: bool = True, timeout_s: float = 0.0) 
     if result.exit_code == 0:
         return "passed", ""
     stderr = result.stderr
-    if python and _COMPILE_ERROR.search(stderr):
+    if python and is_compile_error(stderr):
         return "compile_error", _tail(stderr)
     said = _tail(stderr)
     return "runtime_error", f"exit code {result.exit_code}" + (f": {said}" if said else "")
+
+
+def is_compile_error(stderr: str) -> bool:
+    """Whether stderr reports that solution.py did not compile: a compile error after a bare frame line
+    for solution.py, with no function frame of solution.py after it. The last error line decides (if
+    any does, it does), so each search runs once over the text."""
+    last = None
+    for last in _COMPILE_ERROR_LINE.finditer(stderr):  # noqa: B007 - only the last match is wanted
+        pass
+    if last is None:
+        return False
+    return bool(_BARE_FRAME.search(stderr, 0, last.start())) and not _FUNCTION_FRAME.search(stderr, last.end())
 
 
 def checker_status(result: ExecResult) -> tuple[str, str]:
