@@ -73,9 +73,10 @@ class _Container:
             network_mode="none",
             read_only=True,
             tmpfs={
-                "/work": f"rw,exec,nosuid,nodev,size=256m,uid={uid},gid={uid},mode=0700",
-                "/tmp": f"rw,exec,nosuid,nodev,size=64m,uid={uid},gid={uid},mode=0700",
-                "/judge": f"rw,exec,nosuid,nodev,size=64m,uid={judge},gid={judge},mode=0700",
+                # An inode cap besides the size cap: a flood of empty directories takes no space.
+                "/work": f"rw,exec,nosuid,nodev,size=256m,nr_inodes=65536,uid={uid},gid={uid},mode=0700",
+                "/tmp": f"rw,exec,nosuid,nodev,size=64m,nr_inodes=16384,uid={uid},gid={uid},mode=0700",
+                "/judge": f"rw,exec,nosuid,nodev,size=64m,nr_inodes=16384,uid={judge},gid={judge},mode=0700",
             },
             # The runner is root with only what dropping to a job's uid takes: SETUID and SETGID
             # (setuid/setgid/setgroups([]) in each job process; seteuid/setresuid in the runner,

@@ -179,7 +179,10 @@ class _LocalRunner:
         for stream in (self.proc.stdin, self.proc.stdout):
             with contextlib.suppress(OSError):
                 stream.close()
-        shutil.rmtree(self.root, ignore_errors=True)
+        # Not shutil.rmtree: a job may have left a tree deeper than a recursive walk can go.
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            subprocess.run(["rm", "-rf", "--one-file-system", "--", self.root], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60, check=False)
 
 
 class LocalBackend(ConcurrentBatches):
@@ -233,7 +236,8 @@ class LocalBackend(ConcurrentBatches):
             return runner
 
     def _checkin(self, runner: _LocalRunner, result: ExecResult) -> None:
-        if runner.alive and result.details.get("clean", True) and not self._closed:
+        # Reused only when the runner confirmed it is clean: an error result confirms nothing.
+        if runner.alive and result.status != "error" and result.details.get("clean", False) and not self._closed:
             self._idle.put(runner)
             return
         runner.close()

@@ -56,7 +56,6 @@ import os
 import resource
 import runpy  # imported here, not in a forked job: the import alone costs milliseconds
 import selectors
-import shutil
 import signal
 import socket
 import struct
@@ -509,28 +508,19 @@ class Runner:
         return dirs
 
     def _empty(self, directory: str, uid: int | None) -> None:
+        """Remove what a job left, bounded in time whatever it left (a chain of directories thousands
+        deep, a flood of them): what is still there afterwards makes the runner unclean, and an
+        unclean runner is retired, never reused."""
         with _as_user(uid):
             if not os.path.isdir(directory):
                 return
             with contextlib.suppress(OSError):
                 os.chmod(directory, 0o700)  # a job may have opened its directory to others
-            self._remove_entries(directory)
+            deadline = time.monotonic() + CLEANUP_S
+            empty_directory(directory, deadline)
             if _listing(directory):  # something resisted (a directory without rwx): open up, retry
-                for root, dirs, _ in os.walk(directory):
-                    for name in dirs:
-                        with contextlib.suppress(OSError):
-                            os.chmod(os.path.join(root, name), 0o700)
-                self._remove_entries(directory)
-
-    @staticmethod
-    def _remove_entries(directory: str) -> None:
-        for entry in _listing(directory):
-            path = os.path.join(directory, entry)
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                with contextlib.suppress(OSError):
-                    os.unlink(path)
+                _bounded(["chmod", "-R", "u+rwx", "--", directory], deadline)
+                empty_directory(directory, deadline)
 
     @staticmethod
     def _write_files(base: str, files: dict, uid: int | None) -> None:
@@ -902,6 +892,46 @@ class Runner:
                 leftovers = leftovers or bool(_listing(directory))
         template_ok = self.template is None or self.template.alive
         return not alive and not leftovers and template_ok
+
+
+CLEANUP_S = 10.0  # the most a runner spends removing what one job left
+
+
+def empty_directory(directory: str, deadline: float) -> None:
+    """Remove everything inside ``directory`` with coreutils, which walk a tree iteratively (a
+    recursive walk in Python fails past ~1,000 levels, and a path past PATH_MAX cannot be named at
+    all) and stay on the directory's filesystem; stopped at ``deadline``."""
+    trees = []
+    try:
+        with os.scandir(directory) as listing:
+            for entry in listing:
+                if entry.is_dir(follow_symlinks=False):
+                    trees.append(entry.path)
+                else:  # a file or a link: gone in place, no process spawned (the common case)
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+                if time.monotonic() > deadline:
+                    return
+    except OSError:
+        return
+    for start in range(0, len(trees), 512):
+        if not _bounded(["rm", "-rf", "--one-file-system", "--", *trees[start : start + 512]], deadline):
+            return
+
+
+def _bounded(command: list[str], deadline: float) -> bool:
+    """Run a clean-up command until ``deadline``; False when it could not finish in time."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        return False
+    try:
+        subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=remaining, check=False, env={"PATH": SAFE_PATH, "LANG": "C"})
+    except subprocess.TimeoutExpired:
+        return False
+    except OSError:
+        return False
+    return True
 
 
 def _listing(directory: str) -> list[str]:
