@@ -1,8 +1,8 @@
 """Issue 24, item 7: float tolerance is relative to the expected value. An absolute tolerance lets a
 constant answer pass small expected values (``return 0.0`` for ``1e-12``, ``print(0)`` for
-``0.0000001``); the floor applies only where the expected value is 0, or, on stdout, within the
-precision the expected number is printed with, unless the spec sets ``abs_tol`` itself (a problem
-statement's "absolute or relative error")."""
+``0.0000001``); the floor applies only where the expected value is 0, unless the spec sets ``abs_tol``
+itself (a problem statement's "absolute or relative error"). On stdout an expected number's own printing
+is allowed for (``0.333333``), capped at ``rel_tol`` of ``max(1, |expected|)`` (``3.5`` is not ``3.54``)."""
 
 from __future__ import annotations
 
@@ -34,15 +34,25 @@ def test_a_spec_that_sets_abs_tol_gets_it_everywhere() -> None:
 @pytest.mark.parametrize(("expected", "printed", "equal"), [
     ("0.0000001", "0", False),
     ("0.0000001", "0.0000001", True),
-    ("0.333333", "0.3333333333", True),  # the expected output is rounded to 6 places
+    ("0.333333", "0.3333331", True),
+    ("0.333333", "0.3333333333", True),  # printed to 6 places: its own rounding is allowed
     ("0.333333", "0.3334", False),
+    ("3.5", "3.54", False),  # a short expected number is not a wide one
     ("1e-12", "0", False),
     ("1.5e-12", "1.5000000001e-12", True),
-    ("0.000000", "0.0000001", True),  # printed as 0 to 6 places: anything under half a unit
+    ("0.000000", "0.0000001", True),  # printed as 0 to 6 places: under half its last digit
+    ("0.000000", "0.000001", False),
+    ("0.0000001", "0", False),
+    ("3.50", "3.504", False),  # the rounding allowance is capped at rel_tol of max(1, |expected|)
     ("12", "12.0000000001", True),
     ("12", "13", False),
     ("3 0.5", "3 0.5000001", True),
     ("inf", "inf", True),
 ])
-def test_the_stdout_float_checker_reads_the_expected_precision(expected: str, printed: str, equal: bool) -> None:
+def test_the_stdout_float_checker_is_relative_too(expected: str, printed: str, equal: bool) -> None:
     assert check_output("float", expected, printed) is equal
+
+
+def test_a_spec_abs_tol_reaches_the_stdout_checker() -> None:
+    assert check_output("float", "0.0000001", "0", abs_tol=1e-6) is True
+    assert check_output("float", "3.5", "3.5000009", abs_tol=1e-6) is True

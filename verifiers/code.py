@@ -96,8 +96,8 @@ class CodeVerifier(Verifier):
     for stdin/stdout (``exact``, ``whitespace`` (default), ``float``, ``tokens_ci``, or the
     Python source of a checker program run as ``checker.py INPUT EXPECTED ACTUAL``, exit 0 =
     accept), ``rel_tol``/``abs_tol`` (float comparisons: relative to the expected value; an absolute
-    floor only where one is set, around an expected 0, or, on stdout, within the expected number's
-    printed precision — so ``return 0.0`` never passes an expected ``1e-12``), ``prepend_prompt`` (``auto``,
+    floor only where one is set, around an expected 0, or, on stdout, for the expected number's own
+    rounding, capped — so ``return 0.0`` never passes an expected ``1e-12``), ``prepend_prompt`` (``auto``,
     ``true``, ``false``), ``output_bytes`` (per stream per test), ``max_job_s`` (cap on one
     sandbox job: the sum of the per-test limits of a sample), ``compile_timeout_s``,
     ``python`` (interpreter inside the sandbox).
@@ -122,8 +122,8 @@ class CodeVerifier(Verifier):
         None, "how stdout is compared (default whitespace), or the Python source of a checker program")
     rel_tol: Annotated[float, Range(ge=0)] = option(1e-6, "relative tolerance of float comparisons")
     abs_tol: Annotated[float, Range(ge=0)] | None = option(
-        None, "absolute tolerance of float comparisons: unset, only around an expected 0 (1e-9) and, on stdout, "
-              "half the expected number's last printed digit; set, max(relative, absolute) everywhere")
+        None, "absolute tolerance of float comparisons: unset, only around an expected 0 (1e-9); set, "
+              "max(relative, absolute) everywhere (a problem's 'absolute or relative error')")
     prepend_prompt: bool | Literal["auto"] = option("auto", "put the prompt before the code (HumanEval-style "
                                                             "completions of a function body)")
     output_bytes: Annotated[int, Range(ge=1)] = option(1 << 20, "stdout/stderr kept per stream per test")

@@ -387,9 +387,10 @@ def check_tokens_ci(expected: str, actual: str) -> bool:
 
 
 def check_float(expected: str, actual: str, rel_tol: float = 1e-6, abs_tol: float | None = None) -> bool:
-    """Token-wise: numbers within tolerance, other tokens equal. An expected number is only as exact as
-    it is printed: ``0.333333`` stands for anything within half its last digit (5e-7), besides the
-    relative tolerance, while ``0.0000001`` is not answered by ``0``."""
+    """Token-wise: numbers within tolerance, other tokens equal. Relative to the expected number (see
+    :func:`close`: ``0`` does not answer ``0.0000001``), plus the rounding of its own printing, capped:
+    half a unit of its last printed digit, but never more than ``rel_tol`` of ``max(1, |expected|)``, so
+    ``0.333333`` takes ``0.3333333333`` while ``3.5`` does not take ``3.54``."""
     want, got = expected.split(), actual.split()
     if len(want) != len(got):
         return False
@@ -400,23 +401,24 @@ def check_float(expected: str, actual: str, rel_tol: float = 1e-6, abs_tol: floa
             a, b = float(w), float(g)
         except ValueError:
             return False
-        floor = max(abs_tol or 0.0, _printed_precision(w))
-        if math.isnan(a) or math.isnan(b) or not close(b, a, rel_tol, floor or abs_tol):
+        rounding = min(_printed_precision(w), rel_tol * max(1.0, abs(a)))
+        floor = max(abs_tol or 0.0, rounding)
+        if math.isnan(a) or math.isnan(b) or not close(b, a, rel_tol, floor if floor > 0 else abs_tol):
             return False
     return True
 
 
-_PRINTED = re.compile(r"^[-+]?\d*(?:\.(\d*))?(?:[eE]([-+]?\d+))?$")
+_PRINTED = re.compile(r"^[-+]?\d*\.(\d+)(?:[eE]([-+]?\d+))?$|^[-+]?\d+[eE]([-+]?\d+)$")
 
 
 def _printed_precision(token: str) -> float:
-    """Half a unit in the last digit an expected number was printed with (0 when it names none)."""
+    """Half a unit in the last digit an expected number was printed with; 0 for an integer token."""
     match = _PRINTED.match(token)
-    if not match or (match.group(1) is None and match.group(2) is None):
+    if not match:
         return 0.0
     decimals = len(match.group(1) or "")
-    exponent = int(match.group(2) or 0)
-    if abs(exponent) > 400:
+    exponent = int(match.group(2) or match.group(3) or 0)
+    if abs(exponent - decimals) > 300:
         return 0.0
     return 0.5 * 10.0 ** (exponent - decimals)
 
