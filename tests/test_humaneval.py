@@ -71,15 +71,66 @@ def check_humaneval(verifier, label: str) -> None:
     assert not [v for v in verifier.verify_batch(stubs) if v.correct or v.status != "ok"]
 
 
+CHAT = [{"role": "user", "content": "Complete the Python function below; answer with the whole program."}]
+# A trivial stand-in for any helper a test uses, and a trivial answer: they "agree" when the
+# tests take the helper from the solution (identity decoders, a polynomial that is always 0).
+TRIVIAL = "lambda *args, **kwargs: args[0] if args and isinstance(args[0], str) else 0"
+
+
+def helper_cheats(rows: list[dict]) -> list[tuple[str, str]]:
+    """(task_id, completion) for every problem whose tests use a helper its prompt defines."""
+    import ast
+
+    cheats = []
+    for row in rows:
+        defined = {n.name for n in ast.parse(row["prompt"]).body if isinstance(n, ast.FunctionDef)}
+        used = {n.id for n in ast.walk(ast.parse(row["test"])) if isinstance(n, ast.Name)}
+        helpers = sorted(defined & used - {row["entry_point"]})
+        if helpers:
+            lines = [f"{name} = {TRIVIAL}" for name in helpers] + [f"{row['entry_point']} = {TRIVIAL}"]
+            cheats.append((row["task_id"], "\n".join(lines) + "\n"))
+    return cheats
+
+
+def check_humaneval_chat(verifier, label: str) -> None:
+    """HumanEval as RL poses it: the task in a chat message, the prompt's code carried in the
+    row as the trusted prelude. Canonical programs pass; a solution that redefines a helper
+    the tests use (and answers trivially) fails, under a chat prompt and under HumanEval's own."""
+    rows = humaneval_rows()
+    by_id = {row["task_id"]: row for row in rows}
+
+    def fields(row):
+        return {"tests": row["test"], "entry_point": row["entry_point"], "prelude": row["prompt"]}
+
+    start = time.perf_counter()
+    verdicts = verifier.verify_batch([Sample(prompt=CHAT, completion=row["prompt"] + row["canonical_solution"],
+                                             fields=fields(row)) for row in rows])
+    print(f"\nHumanEval canonical under a chat prompt ({label}): {time.perf_counter() - start:.2f}s")
+    failures = [(row["task_id"], v.status, v.feedback) for row, v in zip(rows, verdicts, strict=True)
+                if not (v.correct and v.status == "ok")]
+    assert not failures, failures
+    cheats = helper_cheats(rows)
+    assert {task for task, _ in cheats} == {"HumanEval/32", "HumanEval/38", "HumanEval/50"}
+    chat = [Sample(prompt=CHAT, completion=code, fields=fields(by_id[task])) for task, code in cheats]
+    own = [Sample(prompt=by_id[task]["prompt"], completion=code,
+                  fields={"tests": by_id[task]["test"], "entry_point": by_id[task]["entry_point"]})
+           for task, code in cheats]
+    paid = [(s.fields["entry_point"], v.status, v.feedback) for s, v in zip(chat + own, verifier.verify_batch(
+        chat + own), strict=True) if v.score != 0.0 or v.status != "ok"]
+    assert not paid, paid
+
+
 @pytest.mark.slow
 def test_humaneval_local_backend(local_verifier):
     check_humaneval(local_verifier, "local backend")
+    check_humaneval_chat(local_verifier, "local backend")
 
 
 @pytest.mark.slow
 @pytest.mark.docker
 def test_humaneval_docker_backend(docker_verifier):
     check_humaneval(docker_verifier, "docker backend")
+    check_humaneval_chat(docker_verifier, "docker backend")
 
 
 @pytest.mark.slow
@@ -89,7 +140,8 @@ def test_mbpp_reference_solutions_pass(local_verifier):
         pytest.skip(f"{MBPP} is absent (shared benchmark data)")
     rows = json.loads(MBPP.read_text())
     samples = [Sample(prompt=row["prompt"], completion=row["code"],
-                      fields={"tests": row["test_list"], "test_imports": row["test_imports"]}) for row in rows]
+                      fields={"tests": row["test_list"], "test_imports": row["test_imports"], "code": row["code"]})
+               for row in rows]
     start = time.perf_counter()
     verdicts = local_verifier.verify_batch(samples)
     elapsed = time.perf_counter() - start
@@ -101,4 +153,4 @@ def test_mbpp_reference_solutions_pass(local_verifier):
     for task_id, status, feedback in failures:
         print(f"  task {task_id}: {status}: {feedback}")
     assert not [v for v in verdicts if v.status == "error"]
-    assert rate >= 0.99, failures
+    assert not failures, failures

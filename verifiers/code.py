@@ -40,6 +40,7 @@ from typing import Annotated, Any, Literal
 
 from rewardsmith.sandbox.job import ExecResult, Job, Peer
 from rewardsmith.sandbox.limits import Limits
+from rewardsmith.verifiers import code_names
 from rewardsmith.verifiers.code_harness import candidate_program, judge_program, prepare_pytest, prepare_script
 from rewardsmith.verifiers.code_tests import (
     CHECKERS,
@@ -53,6 +54,7 @@ from rewardsmith.verifiers.code_tests import (
     safe_repr,
     short,
     values_equal,
+    with_prelude,
 )
 from rewardsmith.verifiers.code_wire import WireError, decode, encode
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
@@ -114,7 +116,12 @@ class CodeVerifier(Verifier):
     timeout_s: Annotated[float, Range(gt=0)] = option(5.0, "time limit per test, in seconds")
     memory_mb: Annotated[int, Range(ge=32)] = option(1024, "memory limit per test, in MiB")
     tests_field: str = option("tests", "the field holding the tests")
-    entry_point_field: str = option("entry_point", "the field naming the function under test")
+    entry_point_field: str = option("entry_point", "the field naming the function under test, or a list of the "
+                                                   "names the tests may take from the solution")
+    prelude_field: str = option("prelude", "the field holding trusted code the tests rely on (helpers, imports: "
+                                           "HumanEval's prompt under a chat prompt); run before the solution")
+    reference_field: str = option("code", "a field with a reference solution (MBPP's code): when the row names no "
+                                          "entry point, the names it defines that the tests use are the entry points")
     score: Literal[SCORES] = option("all", "all: 1 only when every test passes; fraction: passed/total; first_k: 1 "
                                            "when the first k pass")
     k: Annotated[int, Range(ge=1)] = option(1, "the k of score: first_k")
@@ -228,8 +235,9 @@ class CodeVerifier(Verifier):
         if isinstance(text, Verdict):
             return text
         tests = sample.get(self.tests_field)
-        entry_point = sample.get(self.entry_point_field)
-        setup = sample.get("setup", sample.get("test_imports", sample.get("test_setup_code")))
+        declared = code_names.declared(sample.get(self.entry_point_field))
+        entry_point = declared[0] if declared else None
+        setup = sample.get("setup", sample.get("test_setup", sample.get("test_imports", sample.get("test_setup_code"))))
         try:
             suite = normalize_tests(tests, entry_point=entry_point, setup=setup, pytest_source=sample.get("pytest"),
                                     checker=self.checker)
@@ -243,17 +251,25 @@ class CodeVerifier(Verifier):
             return Verdict(score=0.0, correct=False, status="no_answer", feedback="no code found in the completion",
                            details={"tests": []})
         prelude = ""
-        if self.language == "python" and suite.form in ("script", "call") and isinstance(sample.prompt, str):
+        row_prelude = sample.get(self.prelude_field)
+        if isinstance(row_prelude, str) and row_prelude.strip() and suite.form != "stdio":
+            if code_names.parse(row_prelude) is None:
+                return invalid_input(f"the row's {self.prelude_field} is not valid Python")
+            code, prelude = with_prelude(code, row_prelude, suite.entry_point), row_prelude
+        elif self.language == "python" and suite.form in ("script", "call") and isinstance(sample.prompt, str):
             code, prelude = assemble_code(code, sample.prompt, suite.entry_point, self.prepend_prompt)
+        reference = sample.get(self.reference_field)
+        names = code_names.entry_points(
+            suite.code, (suite.setup, prelude), declared if declared else ((suite.entry_point,) if suite.entry_point
+                                                                           else ()),
+            reference if isinstance(reference, str) else None) if suite.form in ("script", "pytest") else ()
         # pickle, not json: a case may hold ints past Python's 4,300-digit str limit.
         key = hashlib.sha256(pickle.dumps([code, prelude, suite.form, suite.code, suite.cases, suite.entry_point,
-                                           suite.setup, suite.checker])).hexdigest()
+                                           suite.setup, suite.checker, names])).hexdigest()
         if suite.form == "stdio":
             check = self._check_stdio(code, suite)
-        elif suite.form == "pytest":
-            check = self._check_harness(code, suite, "")
         else:
-            check = self._check_harness(code, suite, prelude)
+            check = self._check_harness(code, suite, prelude, names)
         return key, check
 
     def _limits(self, wall_s: float, output_bytes: int | None = None, memory_mb: int | None = None) -> Limits:
@@ -262,11 +278,12 @@ class CodeVerifier(Verifier):
 
     # -- assert scripts, function calls, pytest: one harness job ------------------------
 
-    def _check_harness(self, code: str, suite: TestSuite, prelude: str) -> Check:
+    def _check_harness(self, code: str, suite: TestSuite, prelude: str, names: tuple[str, ...]) -> Check:
         nonce = secrets.token_hex(16)
         payload: dict[str, Any] = {"nonce": nonce, "form": suite.form, "timeout_s": self.timeout_s,
                                    "output_bytes": self.output_bytes, "entry_point": suite.entry_point,
-                                   "setup": suite.setup, "prelude": prelude}
+                                   "setup": suite.setup, "prelude": prelude, "entry_points": list(names),
+                                   "modules": list(code_names.standard_modules(suite.code, (suite.setup, prelude)))}
         if suite.form == "script":
             payload.update(_prepared_script(suite.code, suite.entry_point))
             count = len(payload["names"])
@@ -278,6 +295,7 @@ class CodeVerifier(Verifier):
         else:
             payload.update(_prepared_pytest(suite.code))
             payload["tests"] = suite.code
+            payload["exported"] = list(code_names.exported(names, suite.code))
             count = max(1, len(payload["static"]))
         # Every test has its own limit inside the judge; the job's wall clock is their sum
         # (plus loading the solution and starting up), capped.

@@ -143,7 +143,7 @@ class Worker:
         if op == "load":
             return self.load(message)
         if op == "get":
-            return {"value": self.value(self.namespace[message["name"]])}
+            return {"value": self.value(self.namespace[message["global"]])}
         target = self.target(message)
         if op == "call":
             args = [decode(a, self.resolve) for a in message.get("args", [])]
@@ -189,7 +189,7 @@ class Worker:
     def target(self, message):
         if "ref" in message:
             return self.resolve(message["ref"], "")
-        return self.namespace[message["name"]]
+        return self.namespace[message["global"]]
 
     def returned(self, result, args, kwargs):
         for i, arg in enumerate(args):  # the same object handed back: the judge gets its own back

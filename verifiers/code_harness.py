@@ -8,8 +8,7 @@ handed to ``python3 -c`` as source, so no harness file exists for anyone to rewr
 
 Here, on the host, the tests are prepared once per distinct test code (GRPO repeats it):
 each top-level statement that asserts something becomes one test with its own time limit
-and record, and the names the tests use are listed so the judge fetches only those from
-the solution.
+and record. Which of the solution's names the tests see is decided in :mod:`code_names`.
 """
 
 import functools
@@ -77,16 +76,13 @@ def prepare_script(tests: str, entry_point: str | None = None) -> dict:
 
     tree = ast.parse(tests)
     check_mode = bool(entry_point) and any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body)
-    called = sorted({n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)})
-    needed = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)})
     tree = _ExplainedAsserts().visit(tree)
     names = _mark_cases(tree, tests, "check" if check_mode else None)
     whole = not names
     if whole:
         names = [f"check({entry_point})" if check_mode else "tests"]
     statements = [ast.unparse(node) for node in tree.body]
-    return {"names": names, "check_mode": check_mode, "whole": whole, "statements": statements, "called": called,
-            "needed": needed}
+    return {"names": names, "check_mode": check_mode, "whole": whole, "statements": statements}
 
 
 def prepare_pytest(tests: str) -> dict:

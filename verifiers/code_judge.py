@@ -25,6 +25,7 @@ compared (it stays in the candidate's process; comparing it fails the test with
 """
 
 import builtins
+import contextlib
 import os
 import signal
 import socket
@@ -219,7 +220,7 @@ class Remote:
     def _target(self):
         candidate = object.__getattribute__(self, "_candidate")
         if self._name is not None:
-            return candidate, {"name": self._name}
+            return candidate, {"global": self._name}  # never "name": getattr's own field is called that
         if self._generation != candidate.generation:
             raise CandidateGone("runtime_error", "a value from a solution process that has since been restarted")
         return candidate, {"ref": self._ref}
@@ -359,6 +360,7 @@ class Judge:
         self.timeout_s = float(payload.get("timeout_s", 5.0))
         self.cap = int(payload.get("output_bytes", 1 << 20))
         self.entry_point = payload.get("entry_point")
+        self.entry_points = [str(n) for n in payload.get("entry_points") or ()]
         self.candidate = Candidate(payload.get("setup") or "")
         self.ended = set()
         self.started = 0.0
@@ -450,6 +452,10 @@ class Judge:
             return "wrong_answer", text[:300] if text else "assertion failed"
         if isinstance(exc, SystemExit):
             return "runtime_error", "the tests called exit"
+        if type(exc) is NameError and getattr(exc, "name", None):
+            return "runtime_error", (f"the tests use {exc.name}, which neither the row's set-up or prelude nor the "
+                                     "solution's entry points (" + ", ".join(self.entry_points or ["none"]) + ") "
+                                     "provide: carry it in the row's prelude, or list it in entry_point")
         return "runtime_error", f"{type(exc).__name__}: {str(exc)[:300]}"
 
     def run_test(self, k, call):
@@ -499,16 +505,8 @@ class Judge:
         if kind.startswith("module:"):
             return own_module(kind[len("module:"):])
         if kind == "value":
-            return self.candidate.value(self.candidate.request({"op": "get", "name": name}))
+            return self.candidate.value(self.candidate.request({"op": "get", "global": name}))
         return Remote(self.candidate, 0, name=name, type_name=kind)
-
-    def module_name(self, name):
-        import importlib.util
-
-        try:
-            return importlib.util.find_spec(name) is not None
-        except (ImportError, ValueError):
-            return False
 
     # -- the forms -------------------------------------------------------------------------------
 
@@ -521,25 +519,17 @@ class Judge:
         exec(compile(p.get("setup") or "", "<setup>", "exec", dont_inherit=True), ns)
         if p.get("prelude"):
             exec(compile(p["prelude"], "<prompt>", "exec", dont_inherit=True), ns)
-        trusted = set(ns)
+        for name in p.get("modules") or ():  # used unimported: our own import, never the solution's
+            with contextlib.suppress(UnsupportedValue):
+                ns[name] = own_module(name)
         defined = self.load(count)
-        called = set(p.get("called") or ())
-        keep = {n for n in called if n in defined}
-        if self.entry_point:  # the function under test is named: no other name of the solution shadows ours
-            keep = {self.entry_point}
-        elif {n for n in keep if n not in builtins.__dict__}:
-            keep = {n for n in keep if n not in builtins.__dict__}
-        for name in sorted(set(p.get("needed") or ()) | ({self.entry_point} if self.entry_point else set())):
+        # The solution's entry points (chosen on the host, see code_names) and nothing else:
+        # every other name the tests use is the set-up's, the prelude's, a builtin, or missing.
+        for name in self.entry_points:
             if name not in defined or name in RESERVED:
                 continue
-            ours = name == self.entry_point or name in keep
-            if name != self.entry_point and (name in trusted or (name in builtins.__dict__ and not ours)):
-                continue  # the set-up's and the prompt's names are the tests' own
             try:
-                if not ours and not defined[name].startswith("module:") and self.module_name(name):
-                    ns[name] = own_module(name)  # the tests' module, not the solution's look-alike
-                else:
-                    ns[name] = self.stand_in(name, defined[name])
+                ns[name] = self.stand_in(name, defined[name])
             except BaseException as exc:
                 status, reason = self.classify(exc)
                 self.fail_all(count, status, f"reading {name} from the solution: {reason}")
@@ -648,7 +638,13 @@ def run_pytest(judge):
 
     module = SolutionModule("solution")
     module.__file__ = "solution.py"
-    module.__all__ = sorted(n for n in defined if exported(n))
+    if p.get("prelude"):  # the row's trusted code: the judge's own definitions, exported like the entry points
+        exec(compile(p["prelude"], "<prelude>", "exec", dont_inherit=True), module.__dict__)
+    for name in p.get("modules") or ():  # used unimported (the solution's import): our own import
+        with contextlib.suppress(UnsupportedValue):
+            types.ModuleType.__setattr__(module, name, own_module(name))
+    trusted = [n for n in module.__dict__ if exported(n) and n not in ("__file__", "__all__")]
+    module.__all__ = sorted({*trusted, *(n for n in p.get("exported") or () if n in defined and exported(n))})
     sys.modules["solution"] = module
     results, order, collect_errors = {}, [], []
 

@@ -117,6 +117,15 @@ def assemble_code(code: str, prompt: str, entry_point: str | None, prepend: bool
     return prompt.rstrip("\n") + "\n\n" + code, prompt
 
 
+def with_prelude(code: str, prelude: str, entry_point: str | None) -> str:
+    """The program to run when the row carries trusted code (its ``prelude``): the prelude
+    first, so its imports and helpers exist for the solution as in the file the model was
+    asked to complete; a completion that does not define ``entry_point`` continues it (a body)."""
+    if entry_point and not defines(code, entry_point):
+        return prelude + code
+    return prelude.rstrip("\n") + "\n\n" + code
+
+
 # -- the tests --------------------------------------------------------------------
 
 
