@@ -33,7 +33,10 @@ isolation keeps the guarantees of the first two points and adds, after every job
 SysV IPC objects and POSIX message queues its uids created are removed (POSIX queues
 cannot be created at all: RLIMIT_MSGQUEUE is 0), and, as root, whatever the job's uids own
 in the host's world-writable directories (``SHARED_TMP_DIRS`` and one level down in their
-world-writable subdirectories) is removed, and the runner replaced. It does NOT guarantee:
+world-writable subdirectories) is removed, and the runner replaced. As root, runners'
+directories live in ``ROOT_BASE`` (root-owned, outside /tmp), so no ancestor of a job's or
+a judge's directory is writable by a job: a ``pytest.ini``/``conftest.py`` planted in /tmp
+is not on the judge's search path. It does NOT guarantee:
 
 * anything against the network: a job can open connections;
 * privacy of the host: a job can read every world-readable file (home directories,
@@ -144,6 +147,23 @@ def refusal_message(problem: str) -> str:
     )
 
 
+ROOT_BASE = "/var/lib/rewardsmith-sandbox"
+
+
+def runner_base() -> str:
+    """Where runners' directories go. As root, a root-owned directory outside /tmp: no ancestor
+    of a job's directories is then writable by the job's uids (pytest, for one, reads a
+    ``pytest.ini`` and ``conftest.py`` from a test directory's ancestors, so a /tmp above the
+    judge's directory would let a candidate without bwrap plant hooks in its own judge)."""
+    if os.getuid() == 0:
+        with contextlib.suppress(OSError):
+            os.makedirs(ROOT_BASE, mode=0o755, exist_ok=True)
+            info = os.lstat(ROOT_BASE)
+            if info.st_uid == 0 and not info.st_mode & 0o022 and os.path.isdir(ROOT_BASE):
+                return ROOT_BASE
+    return tempfile.gettempdir()
+
+
 def shared_tmp_dirs() -> list[str]:
     """Those of ``SHARED_TMP_DIRS`` that exist here as world-writable directories."""
     found = []
@@ -172,7 +192,7 @@ class _LocalRunner:
     """One resident runner process and its private directories."""
 
     def __init__(self, use_bwrap: bool) -> None:
-        self.root = tempfile.mkdtemp(prefix="rewardsmith-local-")
+        self.root = tempfile.mkdtemp(prefix="rewardsmith-local-", dir=runner_base())
         self.workdir = os.path.join(self.root, "work")
         self.scratch = os.path.join(self.root, "tmp")
         self.judge_dir = os.path.join(self.root, "judge")  # a sibling: never inside the candidate's
