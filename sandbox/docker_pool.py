@@ -117,6 +117,7 @@ class _Container:
             self.sock: socket.socket = getattr(response, "_sock", response)
             api.start(self.id)
             hello = self._read_frame(deadline=time.monotonic() + 30)
+            self.hello = hello or {}
         except Exception:
             self.close()
             raise

@@ -37,6 +37,15 @@ SELF_TESTS: list[tuple[str, str, Limits, Callable[[ExecResult], bool]]] = [
         lambda r: r.exit_code not in (0, None),
     ),
     (
+        "no POSIX message queue",
+        "import ctypes, os\nlibc = ctypes.CDLL('librt.so.1', use_errno=True)\n"
+        "name = ('/rewardsmith-doctor-%d' % os.getpid()).encode()\n"
+        "fd = libc.mq_open(name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600, None)\n"
+        "if fd >= 0:\n    libc.mq_unlink(name)\nprint('created' if fd >= 0 else 'blocked')\n",
+        Limits(),
+        lambda r: r.ok and r.stdout == "blocked\n",
+    ),
+    (
         "leaves no process behind",
         "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\n",
         Limits(),
@@ -91,13 +100,22 @@ def docker_checks() -> Iterator[Check]:
 
 
 def local_checks() -> Iterator[Check]:
-    from rewardsmith.sandbox.local import LocalBackend
+    from rewardsmith.sandbox.local import UNSAFE_ENV, LocalBackend
 
     with LocalBackend(concurrency=1) as backend:
         isolation = backend.isolation
-        yield Check("local isolation", isolation == "bwrap", isolation,
-                    "" if isolation == "bwrap" else "install bubblewrap (apt-get install bubblewrap) for namespaces; "
-                    "without it local jobs can reach the network and read world-readable host files")
+        if isolation == "refused":
+            yield Check("local isolation", False, "no usable bubblewrap: the local backend refuses every job",
+                        backend.refusal or "")
+            return
+        if isolation == "rlimits":
+            yield Check("local isolation", False,
+                        f"rlimits only (opted in with {UNSAFE_ENV}=1 or allow_unsafe=True): jobs can reach the "
+                        "network, read host files and leave files in shared directories",
+                        "install bubblewrap (apt-get install bubblewrap) and allow unprivileged user namespaces, "
+                        "or use the Docker backend; do not train on untrusted code this way")
+        else:
+            yield Check("local isolation", True, isolation)
         for check in self_test(backend):
             if check.name.endswith("no network") and isolation != "bwrap":
                 check = Check(check.name, True, "not isolated without bubblewrap (expected)")

@@ -1,24 +1,54 @@
 """The local backend: resident runner subprocesses on this machine.
 
-Weaker isolation than Docker, and documented as such. What is guaranteed:
+Weaker isolation than Docker, and documented as such. It runs jobs only inside bubblewrap
+(``bwrap``) unless the user opts in to the weaker ``rlimits`` isolation knowingly (below).
+
+What is guaranteed, with bubblewrap (the default):
 
 * When we are root, each runner's jobs run as a uid of their own and a paired job's judge
   as another (both from a range no account uses), so a job cannot write the host's files,
   fork-bomb past its process limit or into another runner's, or signal, trace or read the
   runner or the judge (the runner is root and non-dumpable; the judge's directory is
-  0700). When we are not root, every job and judge runs as our own uid: the runner still ignores terminal signals and is
-  non-dumpable, but a job could SIGKILL it and, without bwrap, read the judge's
-  directory; a paired job then says ``details["judge_isolation"] == "same-uid"``.
-* Every job has rlimits, its own session, a scratch directory, a scrubbed environment;
-  every process a job starts is killed when it ends; SysV IPC objects its uids created
-  during the job are removed (and the runner is replaced).
-* When ``bwrap`` (bubblewrap) is installed and works, each command also runs in fresh
-  namespaces (no network, own PIDs, own SysV IPC, private /tmp) and sees only what it
+  0700). When we are not root, every job and judge runs as our own uid: the runner still
+  ignores terminal signals and is non-dumpable, but a job could SIGKILL it; a paired job
+  then says ``details["judge_isolation"] == "same-uid"``.
+* Every job has rlimits (no POSIX message queue memory among them), its own session, a
+  scratch directory (its TMPDIR), a scrubbed environment; every process a job starts is
+  killed when it ends; its directories are emptied after it.
+* Each command runs in fresh namespaces (``--unshare-all``: no network, own PIDs, own SysV
+  and POSIX IPC, private /tmp, all of which die with the command) and sees only what it
   needs of the host: /usr and the /bin, /sbin, /lib* links or directories, the few /etc
   entries the dynamic loader and Python read, the interpreter's prefix, and its own
   directories. The candidate and the judge of a paired job run in separate bwrap
-  invocations: the candidate cannot see the judge's processes or directory at all.
-  Without bwrap a job can open network connections and read world-readable host files.
+  invocations: the candidate cannot see the judge's processes or directory at all. So
+  nothing a job writes outside its directories survives it, and nothing it writes inside
+  them survives the emptying.
+
+Without bubblewrap (not installed, or it cannot create namespaces here: unprivileged user
+namespaces disabled), or with ``use_bwrap=False``, the backend REFUSES to run jobs: each
+job's result is ``status="error"`` with a message saying what to do (the ``code`` verifier
+turns it into an error verdict, never a 0). Opting in: ``LocalBackend(allow_unsafe=True)``
+or ``REWARDSMITH_UNSAFE_LOCAL_SANDBOX=1`` in the environment. The opted-in ``rlimits``
+isolation keeps the guarantees of the first two points and adds, after every job:
+SysV IPC objects and POSIX message queues its uids created are removed (POSIX queues
+cannot be created at all: RLIMIT_MSGQUEUE is 0), and, as root, whatever the job's uids own
+in the host's world-writable directories (``SHARED_TMP_DIRS`` and one level down in their
+world-writable subdirectories) is removed, and the runner replaced. As root, runners'
+directories live in ``ROOT_BASE`` (root-owned, outside /tmp), so no ancestor of a job's or
+a judge's directory is writable by a job: a ``pytest.ini``/``conftest.py`` planted in /tmp
+is not on the judge's search path. It does NOT guarantee:
+
+* anything against the network: a job can open connections;
+* privacy of the host: a job can read every world-readable file (home directories,
+  datasets, reference solutions);
+* that files written outside its directories never reach another job: a job running at the
+  same time on another runner can see what this one writes to /tmp before it is removed,
+  including a ``pytest.ini``/``conftest.py`` there, which pytest reads when it searches a
+  test directory's ancestors; world-writable directories other than those swept keep what
+  a job writes;
+* when we are not root, any of the removal above: jobs run as our own uid, so they can
+  write wherever we can (their runner's parent directory, /tmp, our home) and nothing tells
+  their files from ours. Do not train on untrusted code this way.
 """
 
 from __future__ import annotations
@@ -59,6 +89,10 @@ def _uid_pair() -> tuple[int, int]:
             if uid not in _taken:
                 _taken.add(uid)
                 return uid, uid + 1
+UNSAFE_ENV = "REWARDSMITH_UNSAFE_LOCAL_SANDBOX"  # "1": run jobs without bubblewrap (rlimits only)
+# World-writable host directories a job could leave files in for the next: swept after each
+# job of an opted-in runner without bubblewrap (as root, where the job's uids are the runner's own).
+SHARED_TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock")
 _GRACE_S = 5.0  # beyond a job's wall limit, how long we wait for the runner itself
 # Runners are started from one long-lived thread: their PR_SET_PDEATHSIG fires when the
 # *thread* that forked them exits, and run_batch's worker threads come and go.
@@ -89,11 +123,63 @@ def system_binds() -> list[str]:
     return args
 
 
+class LocalSandboxRefused(RuntimeError):
+    """The local backend will not run jobs here without an explicit opt-in; the message says
+    what to do."""
+
+
+def find_bwrap() -> str | None:
+    """The bubblewrap executable, or None (tests replace this to simulate a host without it)."""
+    return shutil.which("bwrap")
+
+
+def refusal_message(problem: str) -> str:
+    return (
+        f"the local sandbox refuses to run jobs without bubblewrap: {problem}. Without it a job is "
+        "isolated by rlimits only: it can leave files where later jobs and their tests read them "
+        "(a conftest.py or pytest.ini in /tmp), reach the network and read the host's files. To fix: "
+        "install bubblewrap (apt-get install bubblewrap; dnf install bubblewrap; apk add bubblewrap) "
+        "and check that unprivileged user namespaces are allowed (`bwrap --unshare-all --bind / / true` "
+        "as a normal user must work: sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0, "
+        "on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0); or use the Docker backend "
+        "(REWARDSMITH_SANDBOX=docker; `rewardsmith sandbox doctor` says what it needs); or, if you accept "
+        f"the risk, opt in with {UNSAFE_ENV}=1 (LocalBackend(allow_unsafe=True))"
+    )
+
+
+ROOT_BASE = "/var/lib/rewardsmith-sandbox"
+
+
+def runner_base() -> str:
+    """Where runners' directories go. As root, a root-owned directory outside /tmp: no ancestor
+    of a job's directories is then writable by the job's uids (pytest, for one, reads a
+    ``pytest.ini`` and ``conftest.py`` from a test directory's ancestors, so a /tmp above the
+    judge's directory would let a candidate without bwrap plant hooks in its own judge)."""
+    if os.getuid() == 0:
+        with contextlib.suppress(OSError):
+            os.makedirs(ROOT_BASE, mode=0o755, exist_ok=True)
+            info = os.lstat(ROOT_BASE)
+            if info.st_uid == 0 and not info.st_mode & 0o022 and os.path.isdir(ROOT_BASE):
+                return ROOT_BASE
+    return tempfile.gettempdir()
+
+
+def shared_tmp_dirs() -> list[str]:
+    """Those of ``SHARED_TMP_DIRS`` that exist here as world-writable directories."""
+    found = []
+    for path in SHARED_TMP_DIRS:
+        with contextlib.suppress(OSError):
+            real = os.path.realpath(path)
+            if os.path.isdir(real) and os.stat(real).st_mode & 0o002 and real not in found:
+                found.append(real)
+    return found
+
+
 def bwrap_prefix(workdir: str, scratch: str | None = None) -> list[str] | None:
     """The bubblewrap command line that isolates a job working in ``workdir`` (and ``scratch``,
     its TMPDIR), or None when bwrap is not installed. (Whether it can create namespaces here
     is probed by each runner, as the job's user.)"""
-    bwrap = shutil.which("bwrap")
+    bwrap = find_bwrap()
     if bwrap is None:
         return None
     # /tmp first: the job's directories live under it and are bound on top.
@@ -106,7 +192,7 @@ class _LocalRunner:
     """One resident runner process and its private directories."""
 
     def __init__(self, use_bwrap: bool) -> None:
-        self.root = tempfile.mkdtemp(prefix="rewardsmith-local-")
+        self.root = tempfile.mkdtemp(prefix="rewardsmith-local-", dir=runner_base())
         self.workdir = os.path.join(self.root, "work")
         self.scratch = os.path.join(self.root, "tmp")
         self.judge_dir = os.path.join(self.root, "judge")  # a sibling: never inside the candidate's
@@ -126,17 +212,31 @@ class _LocalRunner:
                 "--judge-dir", self.judge_dir]
         if root:
             args += ["--run-as", str(candidate_uid), "--judge-as", str(judge_uid)]
+            # Only used without bwrap (with it, jobs never see the host's /tmp): the runner looks
+            # for files of the job's uids, which are this runner's alone, and finds none.
+            for path in shared_tmp_dirs():
+                args += ["--shared-tmp", path]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"})
         hello = read_frame(self.proc.stdout)
         if not hello or not hello.get("ready"):
             self.close()
             raise RuntimeError("local sandbox runner failed to start")
+        self.hello = hello
+        self.bwrap_problem = ""  # why jobs do not run in bwrap here
         prefix = bwrap_prefix(self.workdir, self.scratch) if use_bwrap else None
-        if prefix is not None:
-            probe = Job(command=[*prefix, "/bin/true"], limits=Limits(wall_s=10))
-            if self.run(probe).exit_code == 0:
+        if not use_bwrap:
+            self.bwrap_problem = "bubblewrap is turned off (use_bwrap=False)"
+        elif prefix is None:
+            self.bwrap_problem = "bwrap is not installed"
+        else:
+            probe = self.run(Job(command=[*prefix, "/bin/true"], limits=Limits(wall_s=10)))
+            if probe.exit_code == 0:
                 self.prefix = prefix
                 self.judge_prefix = bwrap_prefix(self.judge_dir)
+            else:
+                said = (probe.stderr or probe.error).strip().splitlines()
+                self.bwrap_problem = (f"bwrap cannot create its namespaces here (exit code {probe.exit_code}"
+                                      + (f": {said[-1][:200]}" if said else "") + ")")
 
     @property
     def isolation(self) -> str:
@@ -190,9 +290,15 @@ class LocalBackend(ConcurrentBatches):
 
     name = "local"
 
-    def __init__(self, concurrency: int | None = None, use_bwrap: bool = True) -> None:
+    def __init__(self, concurrency: int | None = None, use_bwrap: bool = True,
+                 allow_unsafe: bool | None = None) -> None:
+        """``allow_unsafe``: run jobs with rlimits only where bubblewrap is missing or broken (or
+        turned off with ``use_bwrap=False``); None reads ``REWARDSMITH_UNSAFE_LOCAL_SANDBOX=1``.
+        Without it such a backend answers every job with a ``status="error"`` result."""
         self.concurrency = max(1, concurrency or os.cpu_count() or 1)
         self.use_bwrap = use_bwrap
+        self.allow_unsafe = os.environ.get(UNSAFE_ENV) == "1" if allow_unsafe is None else allow_unsafe
+        self.refusal: str | None = None  # set once a runner found no usable bwrap and we may not go without
         self._idle: queue.LifoQueue[_LocalRunner] = queue.LifoQueue()
         self._slots = threading.BoundedSemaphore(self.concurrency)
         self._all: list[_LocalRunner] = []
@@ -202,16 +308,23 @@ class LocalBackend(ConcurrentBatches):
 
     @property
     def isolation(self) -> str:
-        """``bwrap`` when jobs run in their own namespaces here, else ``rlimits``."""
+        """``bwrap`` when jobs run in their own namespaces here, ``rlimits`` when they run without
+        (opted in), ``refused`` when they would and we may not (``refusal`` says why)."""
         if self._isolation is None:
-            runner = self._checkout()
+            try:
+                runner = self._checkout()
+            except LocalSandboxRefused:
+                return "refused"
             self._isolation = runner.isolation
             self._idle.put(runner)
         return self._isolation
 
     def run(self, job: Job) -> ExecResult:
         with self._slots:
-            runner = self._checkout()
+            try:
+                runner = self._checkout()
+            except LocalSandboxRefused as exc:
+                return ExecResult("error", error=str(exc), details={"backend": "local", "isolation": "refused"})
             start = time.monotonic()
             try:
                 result = runner.run(job)
@@ -227,10 +340,16 @@ class LocalBackend(ConcurrentBatches):
     def _checkout(self) -> _LocalRunner:
         if self._closed:
             raise RuntimeError("local sandbox backend is closed")
+        if self.refusal is not None:
+            raise LocalSandboxRefused(self.refusal)
         try:
             return self._idle.get_nowait()
         except queue.Empty:
             runner = _spawner.submit(_LocalRunner, self.use_bwrap).result()
+            if runner.prefix is None and not self.allow_unsafe:
+                runner.close()
+                self.refusal = refusal_message(runner.bwrap_problem)
+                raise LocalSandboxRefused(self.refusal) from None
             with self._lock:
                 self._all.append(runner)
             return runner

@@ -13,9 +13,17 @@ overflow, kill everything the job started. "Everything" is what makes the runner
 safe to reuse: in a container it is PID 1 and kills every process but itself and
 its template (below); on the host it is a child subreaper, so orphaned daemons are
 reparented to it and found through /proc. It then reaps, removes every SysV IPC
-object the job left (shared memory, message queues, semaphore sets), empties the
-directories, and reports whether anything survived (``details["clean"]``; the
-backend replaces a runner that is not clean).
+object the job left (shared memory, message queues, semaphore sets) and every POSIX
+message queue (listed in /dev/mqueue where the namespace's mqueue filesystem is
+mounted there, as in every Docker container), removes what the job's uids own in the
+host's shared temporary directories (``--shared-tmp``, the local backend as root),
+empties the directories, and reports whether anything survived (``details["clean"]``;
+the backend replaces a runner that is not clean).
+
+POSIX message queues: job processes get RLIMIT_MSGQUEUE 0 (hard), so ``mq_open`` with
+O_CREAT fails with EMFILE; the runner probes that at start-up as the job's uid. A
+runner that can neither list the queues nor rely on that limit reports every job not
+clean (``details["mqueue_unconfirmed"]``), so the backend never reuses it.
 
 What is guaranteed, given the flags the backends pass:
 
@@ -78,6 +86,9 @@ PEER_FD = 3  # each side of a paired job finds its end of the socketpair here
 OOM_CANDIDATE, OOM_JUDGE = 1000, 500
 IPC_RMID = 0
 _LIBC = ctypes.CDLL(None, use_errno=True)
+# Where a container (Docker mounts one in every container) or a host lists the POSIX message
+# queues of its IPC namespace.
+MQUEUE_DIR = "/dev/mqueue"
 
 
 def _prctl(option: int, value: int) -> None:
@@ -357,6 +368,82 @@ def _rlimits(limits: dict) -> tuple[int, int, int]:
     return cpu, int(limits["memory_mb"]) << 20, int(limits["file_size_mb"]) << 20
 
 
+def _no_message_queues() -> None:
+    if hasattr(resource, "RLIMIT_MSGQUEUE"):
+        resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
+
+
+def _mq_call(name: str):
+    """libc's (glibc >= 2.34) or librt's ``mq_*`` function ``name``; None where there is none."""
+    for lib in (_LIBC, "librt.so.1"):
+        try:
+            handle = ctypes.CDLL(lib, use_errno=True) if isinstance(lib, str) else lib
+            return getattr(handle, name)
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+def mqueue_creation_blocked(uid: int | None) -> bool:
+    """Whether a job process (our limits, dropped to ``uid``) fails to create a POSIX message
+    queue: probed in a child, because only the kernel can say whether RLIMIT_MSGQUEUE holds."""
+    mq_open, mq_unlink = _mq_call("mq_open"), _mq_call("mq_unlink")
+    if mq_open is None:
+        return True  # no POSIX message queues in this C library: nothing can create one
+    name = f"/rewardsmith-probe-{os.getpid()}-{time.monotonic_ns()}".encode()
+    pid = os.fork()
+    if pid == 0:
+        code = 3
+        try:
+            _no_message_queues()
+            if uid is not None and os.getuid() == 0:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+            fd = mq_open(name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600, None)
+            if fd >= 0:
+                mq_unlink(name)
+                code = 1
+            else:
+                code = 0 if ctypes.get_errno() in (24, 38) else 2  # EMFILE (the limit), ENOSYS (no mqueue)
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def mqueue_directory(path: str = MQUEUE_DIR) -> str | None:
+    """``path`` when it lists the message queues of OUR IPC namespace (an mqueue filesystem is
+    mounted there, and a queue we create shows up in it), else None."""
+    mq_open, mq_unlink = _mq_call("mq_open"), _mq_call("mq_unlink")
+    if mq_open is None or not os.path.isdir(path):
+        return None
+    name = f"rewardsmith-probe-{os.getpid()}-{time.monotonic_ns()}"
+    fd = mq_open(("/" + name).encode(), os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600, None)
+    if fd < 0:
+        return None  # cannot tell (our own limit is 0, the namespace is full)
+    try:
+        seen = os.path.exists(os.path.join(path, name))
+    finally:
+        os.close(fd)
+        mq_unlink(("/" + name).encode())
+    return path if seen else None
+
+
+def _mqueues(directory: str) -> list[tuple[str, int, int]] | None:
+    """(name, inode, owner uid) of every queue in ``directory``; None when it cannot be read."""
+    try:
+        found = []
+        with os.scandir(directory) as listing:
+            for entry in listing:
+                with contextlib.suppress(OSError):
+                    info = entry.stat(follow_symlinks=False)
+                    found.append((entry.name, info.st_ino, info.st_uid))
+        return found
+    except OSError:
+        return None
+
+
 def _drop(limits: dict, uid: int | None, nproc: int, oom: int) -> None:
     """In a job's process, before it runs anything of the job: limits, then the job's uid
     (no capability survives), then the per-user process count."""
@@ -365,6 +452,10 @@ def _drop(limits: dict, uid: int | None, nproc: int, oom: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # No POSIX message queue memory (the kernel charges every queue to its creator's
+    # RLIMIT_MSGQUEUE, whatever its size): mq_open(O_CREAT) fails with EMFILE, so a job cannot
+    # leave a queue for the next one. Lowering a hard limit is for good: no job can raise it.
+    _no_message_queues()
     with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
         handle.write(str(oom))  # raising it needs no privilege
     if uid is not None and os.getuid() == 0:
@@ -486,7 +577,8 @@ class _Side:
 class Runner:
     def __init__(self, workdir: str, kill_all: bool, run_as: int | None = None, scratch: list[str] | None = None,
                  fork_python: bool = False, judge_as: int | None = None, judge_dir: str | None = None,
-                 max_procs: int | None = None, template: Template | None = None) -> None:
+                 max_procs: int | None = None, template: Template | None = None,
+                 shared_tmp: list[str] | None = None) -> None:
         self.template = template if fork_python else None  # only where job's python3 is our interpreter
         self.workdir = os.path.realpath(workdir)
         self.kill_all = kill_all  # True only where we are PID 1 of our own PID namespace
@@ -495,6 +587,13 @@ class Runner:
         self.judge_dir = os.path.realpath(judge_dir) if judge_dir else None
         self.scratch = [os.path.realpath(p) for p in (scratch or [])]
         self.max_procs = max_procs
+        # World-writable directories of the host (/tmp, /var/tmp, /dev/shm) where a job of ours
+        # could leave files for the next: emptied of whatever our job uids own after each job.
+        self.shared_tmp = [os.path.realpath(p) for p in (shared_tmp or [])]
+        # POSIX message queues: jobs cannot create any (RLIMIT_MSGQUEUE 0, probed here); those
+        # a job left anyway are removed after it where the namespace's queues can be listed.
+        self.mqueue_dir = mqueue_directory()
+        self.mqueue_blocked = mqueue_creation_blocked(run_as)
         self.pid = os.getpid()
         self._children: dict[int, _Exec] = {}
         self._placeholder = os.open(os.devnull, os.O_RDONLY)
@@ -682,6 +781,8 @@ class Runner:
                 self._empty(directory, uid)
             return {"status": "error", "error": f"cannot write job files: {exc}", "wall_s": 0.0}
         ipc_before = set() if self.kill_all else {obj[:2] for obj in _sysv_objects()}
+        mq_before = set() if self.kill_all or self.mqueue_dir is None else {
+            q[:2] for q in _mqueues(self.mqueue_dir) or []}
         base_env = {"PATH": SAFE_PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
         env = {**base_env, "HOME": self.workdir, "TMPDIR": self.scratch[0] if self.scratch else self.workdir}
         env.update(job.get("env", {}))
@@ -715,6 +816,8 @@ class Runner:
         cpu = (usage_after.ru_utime - usage_before.ru_utime) + (usage_after.ru_stime - usage_before.ru_stime)
         cpu += sum(proc.cpu_s for proc in procs if proc.forked)
         ipc_left = self._sweep_ipc(ipc_before)
+        mq_left, mq_confirmed = self._sweep_mqueues(mq_before)
+        shared_left, shared_confirmed = self._sweep_shared_tmp()
         for directory, uid in self._directories():
             self._empty(directory, uid)
         result = {
@@ -727,10 +830,17 @@ class Runner:
             "cpu_s": round(cpu, 6),
             "wall_s": round(time.monotonic() - start, 6),
         }
-        clean = self._clean() and not ipc_left
+        clean = (self._clean() and not ipc_left and not mq_left and mq_confirmed and not shared_left
+                 and shared_confirmed)
         details: dict = {"clean": clean, "forked": main.proc is not None and main.proc.forked}
         if ipc_left:
             details["ipc_removed"] = ipc_left
+        if mq_left:
+            details["mqueue_removed"] = mq_left
+        if not mq_confirmed:
+            details["mqueue_unconfirmed"] = True
+        if shared_left:
+            details["shared_tmp_removed"] = shared_left
         if other is not None:
             details["candidate"] = {
                 "stdout": other.text("stdout"), "stderr": other.text("stderr"), "exit_code": other.exit_code,
@@ -865,6 +975,55 @@ class Runner:
                     _LIBC.semctl(ident, 0, IPC_RMID)
         return len(left)
 
+    def _sweep_mqueues(self, before: set) -> tuple[int, bool]:
+        """Remove the POSIX message queues the job left: (how many, whether none is left). In a
+        container every queue is the job's; on the host, the new ones of its uids. Where the
+        queues cannot be listed, none is left only if no job could create one."""
+        directory = self.mqueue_dir
+        queues = _mqueues(directory) if directory is not None else None
+        if queues is None:
+            return 0, self.mqueue_blocked
+        uids = self._job_uids()
+
+        def theirs(found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+            return [q for q in found if self.kill_all or (q[:2] not in before and q[2] in uids)]
+
+        left = theirs(queues)
+        for name, _ino, owner in left:
+            with _as_user(owner), contextlib.suppress(OSError):  # a sticky directory: only its owner
+                os.unlink(os.path.join(directory, name))
+        after = _mqueues(directory)
+        return len(left), after is not None and not theirs(after)
+
+    def _sweep_shared_tmp(self) -> tuple[int, bool]:
+        """Remove what the job's uids own in the shared temporary directories (and one level
+        down, in their world-writable subdirectories such as /tmp/.X11-unix): (how many entries,
+        whether none is left). Only meaningful where the job uids are ours alone."""
+        if not self.shared_tmp or self.run_as is None:
+            return 0, True
+        uids = self._job_uids() - {0, os.getuid()}
+        deadline = time.monotonic() + CLEANUP_S
+
+        def owned() -> list[tuple[str, int, bool]]:
+            found = []
+            for top in self.shared_tmp:
+                for path, info in _entries(top):
+                    if info.st_uid in uids:
+                        found.append((path, info.st_uid, stat_is_dir(info)))
+                    elif stat_is_dir(info) and info.st_mode & 0o002:
+                        found += [(p, i.st_uid, stat_is_dir(i)) for p, i in _entries(path) if i.st_uid in uids]
+            return found
+
+        left = owned()
+        for path, uid, is_dir in left:
+            with _as_user(uid):
+                if is_dir:
+                    _bounded(["rm", "-rf", "--one-file-system", "--", path], deadline)
+                else:
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
+        return len(left), not (left and owned())
+
     def _classify(self, result: dict, limits: dict, cpu: float) -> None:
         code = result.get("exit_code")
         if result["status"] != "ok":
@@ -932,6 +1091,20 @@ def _bounded(command: list[str], deadline: float) -> bool:
     except OSError:
         return False
     return True
+
+
+def stat_is_dir(info: os.stat_result) -> bool:
+    return (info.st_mode & 0o170000) == 0o040000
+
+
+def _entries(directory: str) -> list[tuple[str, os.stat_result]]:
+    """(path, lstat) of each entry of ``directory``; empty when it cannot be read."""
+    found = []
+    with contextlib.suppress(OSError), os.scandir(directory) as listing:
+        for entry in listing:
+            with contextlib.suppress(OSError):
+                found.append((entry.path, entry.stat(follow_symlinks=False)))
+    return found
 
 
 def _listing(directory: str) -> list[str]:
@@ -1013,11 +1186,12 @@ def _option(argv: list[str], name: str) -> int | None:
 
 def serve(argv: list[str]) -> None:
     """``serve WORKDIR [--kill-all] [--fork-python] [--run-as UID] [--judge-as UID]
-    [--judge-dir DIR] [--max-procs N] [--scratch DIR]``: answer jobs until EOF."""
+    [--judge-dir DIR] [--max-procs N] [--scratch DIR] [--shared-tmp DIR]``: answer jobs until EOF."""
     workdir = argv[0]
     kill_all = "--kill-all" in argv
     fork_python = "--fork-python" in argv
     scratch = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--scratch"]
+    shared_tmp = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--shared-tmp"]
     judge_dir = argv[argv.index("--judge-dir") + 1] if "--judge-dir" in argv else None
     for sig in IGNORED_SIGNALS:
         signal.signal(sig, signal.SIG_IGN)
@@ -1032,10 +1206,11 @@ def serve(argv: list[str]) -> None:
     template = Template() if fork_python else None  # before any job: it must never hold one
     runner = Runner(workdir, kill_all=kill_all, run_as=_option(argv, "--run-as"), scratch=scratch,
                     fork_python=fork_python, judge_as=_option(argv, "--judge-as"), judge_dir=judge_dir,
-                    max_procs=_option(argv, "--max-procs"), template=template)
+                    max_procs=_option(argv, "--max-procs"), template=template, shared_tmp=shared_tmp)
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     write_frame(out, {"ready": True, "pid": os.getpid(), "uid": os.getuid(),
-                      "template": template.pid if template is not None else None})
+                      "template": template.pid if template is not None else None,
+                      "mqueue": runner.mqueue_dir, "mqueue_blocked": runner.mqueue_blocked})
     while True:
         job = read_frame(inp)
         if job is None:

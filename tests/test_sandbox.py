@@ -247,16 +247,17 @@ def test_docker_strict_mode_uses_a_fresh_container_per_job():
 
 
 def test_local_close_leaves_no_runner_or_directory():
-    from rewardsmith.sandbox.local import LocalBackend
+    from rewardsmith.sandbox.local import LocalBackend, runner_base
 
-    before = set(glob.glob("/tmp/rewardsmith-local-*"))
+    pattern = os.path.join(runner_base(), "rewardsmith-local-*")
+    before = set(glob.glob(pattern))
     backend = LocalBackend(concurrency=2)
     backend.run_batch([py("print(1)"), py("print(2)")])
     procs = [runner.proc for runner in backend._all]
-    assert procs
+    assert procs and all(runner.root.startswith(runner_base() + os.sep) for runner in backend._all)
     backend.close()
     assert all(proc.poll() is not None for proc in procs)
-    assert set(glob.glob("/tmp/rewardsmith-local-*")) <= before
+    assert set(glob.glob(pattern)) <= before
 
 
 @pytest.mark.parametrize("which", ["local", pytest.param("docker", marks=pytest.mark.docker)])

@@ -36,7 +36,7 @@ def _make(kind: str):
         return DockerBackend(concurrency=1)
     from rewardsmith.sandbox.local import LocalBackend
 
-    return LocalBackend(concurrency=1, use_bwrap=kind == "local")
+    return LocalBackend(concurrency=1, use_bwrap=kind == "local", allow_unsafe=kind == "local-plain")
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
