@@ -14,13 +14,14 @@ on its objects, keeping the ones that are not plain data in a table the judge re
 by number.
 """
 
+import builtins
 import contextlib
 import os
 import signal
 import socket
 import sys
 
-from rewardsmith.verifiers.code_wire import Channel, WireError, decode, encode  # sandbox: inlined
+from rewardsmith.verifiers.code_wire import Channel, WireError, attributes, decode, encode  # sandbox: inlined
 
 EXCERPT = 400
 
@@ -87,6 +88,8 @@ class Worker:
         self.objects = {}
         self.namespace = None
         self.capture = []
+        self.forward = False  # whether the judge wants all of our output (pytest's capsys)
+        self.originals = {}
         tmp = os.environ.get("TMPDIR") or "."
         for stream in (1, 2):
             path = os.path.join(tmp, f".capture-{os.getpid()}-{stream}")
@@ -109,29 +112,60 @@ class Worker:
     def value(self, value):
         return encode(value, self.keep)
 
+    def decode(self, data):
+        """A value from the judge: its functions become :class:`Callback` stand-ins, an instance
+        of a task's class one of ours (by name)."""
+        return decode(data, self.resolve, self.classes(), lambda n: Callback(self, n))
+
     def loop(self):
         while True:
             try:
                 message = self.channel.receive()
             except (EOFError, OSError, WireError):
                 return
+            self.respond(message, nested=False)
+
+    def respond(self, message, nested):
+        """Handle one request of the judge and send the reply. A request made while we wait on
+        a callback (``nested``) leaves the captured output to the request around it."""
+        if not nested:
             for fd in self.capture:
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, 0)
-            try:
-                reply = self.handle(message)
-            except WireError as exc:  # a value that cannot be sent (too big, too deep, not plain data)
-                reply = {"wire_error": [exc.status, str(exc)]}
-            except BaseException as exc:  # the candidate's exception, described for the judge
-                reply = {"raised": describe(exc)}
-            self.flush()
-            for key, fd in (("out", 1), ("err", 2)):
-                size, text = excerpt(fd)
-                reply[key], reply[key + "_size"] = text, size
-            try:
-                self.channel.send(reply)
-            except WireError as exc:
-                self.channel.send({"wire_error": [exc.status, str(exc)]})
+        try:
+            reply = self.handle(message)
+        except WireError as exc:  # a value that cannot be sent (too big, too deep, not plain data)
+            reply = {"wire_error": [exc.status, str(exc)]}
+        except BaseException as exc:  # the candidate's exception, described for the judge
+            reply = {"raised": describe(exc)}
+        self.flush()
+        for key, fd in (("out", 1), ("err", 2)):
+            size, text = (0, "") if nested else excerpt(fd)
+            reply[key], reply[key + "_size"] = text, size
+            if self.forward and size and not nested:
+                reply[key + "_full"] = whole(fd)
+        try:
+            self.channel.send(reply)
+        except WireError as exc:
+            self.channel.send({"wire_error": [exc.status, str(exc)]})
+
+    def callback(self, n, args, kwargs):
+        """Call the judge's function number ``n`` (a key function, a monkeypatched helper) and
+        serve the judge's requests until its answer comes."""
+        self.channel.send({"callback": n, "args": [self.value(a) for a in args],
+                           "kwargs": {str(k): self.value(v) for k, v in kwargs.items()}})
+        while True:
+            message = self.channel.receive()
+            if "op" in message:
+                self.respond(message, nested=True)
+            elif "returned" in message:
+                return self.decode(message["returned"])
+            else:
+                info = message.get("raised") if type(message.get("raised")) is dict else {}
+                kind = getattr(builtins, str(info.get("type")), None)
+                if isinstance(kind, type) and issubclass(kind, Exception):
+                    raise kind(str(info.get("message", "")))
+                raise RuntimeError(f"{info.get('type', 'Exception')}: {info.get('message', '')}")
 
     def flush(self):
         for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
@@ -144,10 +178,22 @@ class Worker:
             return self.load(message)
         if op == "get":
             return {"value": self.value(self.namespace[message["global"]])}
+        if op == "setglobal":  # monkeypatch.setattr(solution, name, value) and its undo
+            name = str(message["global"])
+            self.originals.setdefault(name, self.namespace.get(name, _UNSET))
+            if message.get("restore"):
+                original = self.originals.pop(name)
+                if original is _UNSET:
+                    self.namespace.pop(name, None)
+                else:
+                    self.namespace[name] = original
+            else:
+                self.namespace[name] = self.decode(message["value"])
+            return {"value": None}
         target = self.target(message)
         if op == "call":
-            args = [decode(a, self.resolve) for a in message.get("args", [])]
-            kwargs = {k: decode(v, self.resolve) for k, v in message.get("kwargs", {}).items()}
+            args = [self.decode(a) for a in message.get("args", [])]
+            kwargs = {k: self.decode(v) for k, v in message.get("kwargs", {}).items()}
             result = target(*args, **kwargs)
             reply = {"value": self.returned(result, args, kwargs)}
             mutated = []
@@ -160,15 +206,17 @@ class Worker:
             if mutated:
                 reply["mutated"] = mutated
             return reply
+        if op == "state":  # the attributes of an instance of a task's class, for the judge to rebuild it
+            return {"value": self.value(attributes(target))}
         if op == "getattr":
             return {"value": self.value(getattr(target, message["name"]))}
         if op == "setattr":
-            setattr(target, message["name"], decode(message["value"], self.resolve))
+            setattr(target, message["name"], self.decode(message["value"]))
             return {"value": None}
         if op == "getitem":
-            return {"value": self.value(target[decode(message["key"], self.resolve)])}
+            return {"value": self.value(target[self.decode(message["key"])])}
         if op == "setitem":
-            target[decode(message["key"], self.resolve)] = decode(message["value"], self.resolve)
+            target[self.decode(message["key"])] = self.decode(message["value"])
             return {"value": None}
         if op == "len":
             return {"value": self.value(len(target))}
@@ -186,6 +234,11 @@ class Worker:
             return {"value": result if op == "bool" else result[:100_000]}
         raise WireError("unsupported_value", "unknown request")
 
+    def classes(self):
+        """The solution's classes by name: the judge sends an instance of a task's class (a
+        prelude's ``Point``) by its attributes, to be rebuilt as ours."""
+        return {k: v for k, v in (self.namespace or {}).items() if type(k) is str and isinstance(v, type)}
+
     def target(self, message):
         if "ref" in message:
             return self.resolve(message["ref"], "")
@@ -202,6 +255,8 @@ class Worker:
 
     def load(self, message):
         import types
+
+        self.forward = message.get("forward") is True
 
         module = types.ModuleType("solution")
         module.__file__ = os.path.abspath("solution.py")
@@ -261,6 +316,27 @@ def describe(exc):
     name = getattr(t, "__name__", "Exception")
     return {"type": name if type(name) is str else "Exception", "builtin": builtin, "message": text, "line": line,
             "memory": isinstance(exc, MemoryError), "recursion": isinstance(exc, RecursionError)}
+
+
+class Callback:
+    """One of the judge's functions (a key function, a patched helper): calling it asks the judge."""
+
+    def __init__(self, worker, n):
+        self._worker, self._n = worker, n
+
+    def __call__(self, *args, **kwargs):
+        return self._worker.callback(self._n, args, kwargs)
+
+
+_UNSET = object()
+FORWARD = 1 << 20  # output handed to the judge whole (pytest's capsys), at most
+
+
+def whole(fd):
+    try:
+        return os.pread(fd, FORWARD, 0).decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def excerpt(fd):

@@ -20,11 +20,20 @@ _INLINED = "# sandbox: inlined"
 
 def sandbox_source(*modules: str) -> str:
     """The text of ``modules`` (file names beside this one) as one program, their imports of
-    each other removed (the sandbox has no rewardsmith package)."""
+    each other removed (the sandbox has no rewardsmith package; they are marked ``# sandbox: inlined``)."""
+    import ast
+
     parts = []
     for name in modules:
         text = (_HERE / name).read_text(encoding="utf-8")
-        parts.append("\n".join(line for line in text.splitlines() if not line.rstrip().endswith(_INLINED)))
+        lines = text.splitlines()
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rewardsmith."):
+                if _INLINED not in lines[node.lineno - 1]:
+                    raise ValueError(f"{name} line {node.lineno}: a rewardsmith import not marked {_INLINED!r}")
+                for k in range(node.lineno - 1, node.end_lineno or node.lineno):
+                    lines[k] = ""
+        parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
 
 

@@ -21,7 +21,13 @@ compared (it stays in the candidate's process; comparing it fails the test with
   and message (``pytest.raises(ValueError)`` works); any other exception is a
   :class:`RemoteError`;
 * every test has its own time limit; a test that runs out (or a candidate that dies) gets
-  a fresh worker for the next test, with the solution loaded again.
+  a fresh worker for the next test, with the solution loaded again;
+* the tests' names are the tests': the solution gives them only its entry points (chosen on
+  the host, see ``code_names``); a value of one of the task's classes (set-up, prelude) is
+  rebuilt here as that class; a function of the tests the solution holds is called back here;
+* in a pytest run, what the solution prints is written to this process's stdout/stderr
+  during the test (``capsys`` reads it), and ``monkeypatch.setattr(solution, ...)`` changes
+  the name in the solution's module.
 """
 
 import builtins
@@ -32,7 +38,15 @@ import socket
 import sys
 import time
 
-from rewardsmith.verifiers.code_wire import FRAME, Channel, WireError, decode, encode  # sandbox: inlined
+from rewardsmith.verifiers.code_wire import (  # sandbox: inlined
+    FRAME,
+    Channel,
+    WireError,
+    attributes,
+    decode,
+    encode,
+    rebuildable,
+)
 
 MARK = "RESULT"
 EXCERPT = 400
@@ -74,6 +88,10 @@ class Candidate:
         self.channel = None
         self.generation = 0
         self.output = {"out": "", "err": "", "out_size": 0, "err_size": 0}
+        self.classes = {}  # the task's own classes (set-up, prelude): values of theirs are rebuilt as theirs
+        self.callbacks = {}  # our functions the solution holds, by number
+        self.forward = False  # the solution's output goes to our stdout/stderr (pytest captures it)
+        self.rebuilding = 0
 
     # -- workers --------------------------------------------------------------------------
 
@@ -94,7 +112,7 @@ class Candidate:
         if not fds:
             raise CandidateGone("runtime_error", "the solution's process broke the protocol")
         self.channel = Channel(socket.socket(fileno=fds[0]))
-        reply = self.request({"op": "load", "setup": self.setup})
+        reply = self.request({"op": "load", "setup": self.setup, "forward": self.forward})
         return reply
 
     def restart(self):
@@ -123,6 +141,9 @@ class Candidate:
         try:
             self.channel.send(message)
             reply = self.channel.receive()
+            while "callback" in reply:  # the solution calls one of our functions while it works
+                self.channel.send(self.serve_callback(reply))
+                reply = self.channel.receive()
         except WireError as exc:
             self.channel = None
             raise CandidateGone(exc.status, str(exc)) from None
@@ -137,6 +158,8 @@ class Candidate:
                 self.output[key + "_size"] += size
                 if not self.output[key]:
                     self.output[key] = str(reply.get(key, ""))[:EXCERPT + 1]
+            if self.forward and type(reply.get(key + "_full")) is str:  # for pytest's capsys and capfd
+                (sys.stdout if key == "out" else sys.stderr).write(reply[key + "_full"])
         if "wire_error" in reply:
             status, text = [*list(reply["wire_error"]), "", ""][:2]
             raise WireError(str(status) if status in ("output_limit", "unsupported_value") else "unsupported_value",
@@ -144,6 +167,21 @@ class Candidate:
         if "raised" in reply:
             raise_remote(reply["raised"])
         return reply
+
+    def serve_callback(self, message):
+        """Run the function of ours the solution called (by number) on the arguments it sent;
+        its answer, or what it raised, goes back. A timeout or a lost candidate ends the test."""
+        function = self.callbacks.get(message.get("callback"))
+        try:
+            if function is None:
+                raise TypeError("an unknown function of the tests")
+            args = [self.value({"value": a}) for a in message.get("args") or []]
+            kwargs = {str(k): self.value({"value": v}) for k, v in (message.get("kwargs") or {}).items()}
+            return {"returned": self.send_value(function(*args, **kwargs))}
+        except (Timeout, CandidateGone):
+            raise
+        except BaseException as exc:
+            return {"raised": {"type": type(exc).__name__, "message": str(exc)[:300]}}
 
     def value(self, reply, args=(), kwargs=None):
         data = reply.get("value")
@@ -153,14 +191,46 @@ class Candidate:
         if type(data) is dict and len(data) == 1 and "$kwarg" in data and kwargs and data["$kwarg"] in kwargs:
             return kwargs[data["$kwarg"]]
         generation = self.generation
-        return decode(data, lambda ref, type_name: Remote(self, generation, ref=ref, type_name=type_name))
+        return decode(data, lambda ref, type_name: self.rebuilt(ref, type_name, generation), self.classes)
+
+    def rebuilt(self, ref, type_name, generation):
+        """An instance of one of the task's own plain classes (a prelude's ``Point``) is rebuilt
+        here from its attributes, as the task's class: its ``__eq__``, ``isinstance`` and methods
+        are the task's. Anything else stays in the candidate's process (a :class:`Remote`)."""
+        klass = self.classes.get(type_name)
+        if not (rebuildable(klass) and getattr(klass, "__module__", None) in ("__tests__", "solution")) \
+                or self.rebuilding >= 50:
+            return Remote(self, generation, ref=ref, type_name=type_name)
+        self.rebuilding += 1
+        try:
+            state = self.value(self.request({"op": "state", "ref": ref}))
+            if type(state) is not dict or not all(type(k) is str for k in state):
+                raise UnsupportedValue("not an attribute table")
+            obj = klass.__new__(klass)
+            for key, value in state.items():
+                object.__setattr__(obj, key, value)
+            return obj
+        except (CandidateGone, Timeout):
+            raise
+        except BaseException:
+            return Remote(self, generation, ref=ref, type_name=type_name)
+        finally:
+            self.rebuilding -= 1
 
     def send_value(self, value):
         generation = self.generation
 
         def keep(obj):
-            if type(obj) is Remote and obj._generation == generation and obj._ref is not None:
-                return obj._ref
+            if type(obj) is Remote:
+                if obj._generation == generation and obj._ref is not None:
+                    return obj._ref
+                return None
+            name = getattr(type(obj), "__name__", None)
+            if type(name) is str and self.classes.get(name) is type(obj) and rebuildable(type(obj)):
+                return {"$instance": [name, encode(attributes(obj), keep)]}
+            if callable(obj):  # a key function, a patched helper: the solution may call it back
+                self.callbacks[len(self.callbacks) + 1] = obj
+                return {"$callback": len(self.callbacks)}
             return None
 
         return encode(value, keep)
@@ -519,6 +589,7 @@ class Judge:
         exec(compile(p.get("setup") or "", "<setup>", "exec", dont_inherit=True), ns)
         if p.get("prelude"):
             exec(compile(p["prelude"], "<prompt>", "exec", dont_inherit=True), ns)
+        self.candidate.classes = {k: v for k, v in ns.items() if isinstance(v, type) and not k.startswith("__")}
         for name in p.get("modules") or ():  # used unimported: our own import, never the solution's
             with contextlib.suppress(UnsupportedValue):
                 ns[name] = own_module(name)
@@ -617,6 +688,7 @@ def run_pytest(judge):
         handle.write(p["tests"])
     judge.record({"ready": True})
     first = ["collection"]
+    judge.candidate.forward = True  # what the solution prints is the tests' to capture (capsys)
     try:
         defined = judge.load(1)
     except SystemExit:
@@ -636,14 +708,28 @@ def run_pytest(judge):
             types.ModuleType.__setattr__(self, name, value)
             return value
 
+        def __setattr__(self, name, value):  # monkeypatch.setattr(solution, ...): the solution's name changes
+            if not (name.startswith("__") and name.endswith("__")):
+                original = type(value) is Remote and value._name == name and value._ref is None
+                message = {"op": "setglobal", "global": name}
+                judge.candidate.request({**message, "restore": True} if original else
+                                        {**message, "value": judge.candidate.send_value(value)})
+            types.ModuleType.__setattr__(self, name, value)
+
+        def __delattr__(self, name):  # monkeypatch's undo of a name the solution did not have
+            if not (name.startswith("__") and name.endswith("__")):
+                judge.candidate.request({"op": "setglobal", "global": name, "restore": True})
+            types.ModuleType.__delattr__(self, name)
+
     module = SolutionModule("solution")
-    module.__file__ = "solution.py"
+    types.ModuleType.__setattr__(module, "__file__", "solution.py")
     if p.get("prelude"):  # the row's trusted code: the judge's own definitions, exported like the entry points
         exec(compile(p["prelude"], "<prelude>", "exec", dont_inherit=True), module.__dict__)
     for name in p.get("modules") or ():  # used unimported (the solution's import): our own import
         with contextlib.suppress(UnsupportedValue):
             types.ModuleType.__setattr__(module, name, own_module(name))
     trusted = [n for n in module.__dict__ if exported(n) and n not in ("__file__", "__all__")]
+    judge.candidate.classes = {n: module.__dict__[n] for n in trusted if isinstance(module.__dict__[n], type)}
     module.__all__ = sorted({*trusted, *(n for n in p.get("exported") or () if n in defined and exported(n))})
     sys.modules["solution"] = module
     results, order, collect_errors = {}, [], []

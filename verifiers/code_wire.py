@@ -9,21 +9,27 @@ judge's and the candidate's).
 Why it is built this way:
 
 * **Plain data only, never pickle.** A value is JSON with a few tags (tuples, sets, dicts
-  with any keys, big ints, non-finite floats, bytes, Decimal, Fraction, dates). Whatever
-  the candidate sends, the judge builds its *own* objects of its *own* builtin types from
-  it, so no candidate code ever runs where a comparison is decided.
+  with any keys, big ints, non-finite floats, bytes, Decimal, Fraction, dates, and what
+  tests look at beyond plain equality: an OrderedDict's order, a defaultdict's factory, a
+  namedtuple's fields, an enum member's class). Whatever the candidate sends, the judge
+  builds its *own* objects from it — of its own builtin types, of classes it makes for a
+  namedtuple or an enum, or of the task's own classes when the names match (a prelude's
+  ``Point``) — so no candidate code ever runs where a comparison is decided.
 * **Anything else stays where it lives.** A generator, a ``re.Match``, an instance of the
   candidate's class is kept in a table on the candidate's side and crosses as a reference
   (``{"$ref": n}``); the judge turns it into a :class:`Remote` whose every use is a request
   over the socket, and whose comparisons refuse (the judge never lets the candidate decide
-  what is equal). The judge's values the candidate cannot hold (a lambda the tests pass
-  as a key function) cross the same way in the other direction.
+  what is equal). The judge's functions (a key function, a fake installed with
+  monkeypatch) cross as numbers (``$callback``): the candidate's call asks the judge to
+  run them on plain data. An instance of a task's class crosses by its attributes
+  (``$instance``), rebuilt as the other side's class of that name.
 * **Caps on everything a hostile peer controls**: the size of a frame, the nesting depth,
   the number of nodes, the size of an int (Python's 4,300-digit ``int()`` limit never
   applies: big ints travel in hex). Breaking a cap raises :class:`WireError` with a status
   the judge reports as a failed test, never as a harness error.
 """
 
+import contextlib
 import json
 import struct
 
@@ -34,7 +40,12 @@ MAX_NODES = 2_000_000  # values in one message
 MAX_INT_BITS = 1 << 20  # about 315,000 decimal digits
 # Every tag a value may carry (the decoder's vocabulary; datasets may use it for expected values).
 TAGS = ("$int", "$float", "$tuple", "$set", "$frozenset", "$dict", "$complex", "$bytes", "$bytearray", "$range",
-        "$decimal", "$fraction", "$date", "$datetime", "$time", "$timedelta", "$deque", "$counter")
+        "$decimal", "$fraction", "$date", "$datetime", "$time", "$timedelta", "$deque", "$counter", "$odict",
+        "$defaultdict", "$namedtuple", "$enum")  # ($instance and $callback only cross between the processes)
+MAX_MEMBERS = 1000  # members of an enum sent with one of its values
+MAX_CLASSES = 1000  # namedtuple and enum classes one process rebuilds (each costs memory)
+# defaultdict factories that travel by name (any other is a reference: a call goes back to its owner)
+_FACTORIES = ("int", "float", "str", "list", "dict", "set", "tuple", "bool", "frozenset", "bytes", "complex")
 _SAFE_INT = 1 << 53  # ints beyond this travel as hex, so any JSON reader keeps them exact
 
 
@@ -122,11 +133,18 @@ def encode(value, keep=None, _depth=0):
     special = _encode_stdlib(value, t, keep, depth)
     if special is not None:
         return special
+    if _is_enum(t):
+        return _encode_enum(value, t, keep, depth)
+    fields = _namedtuple_fields(t)
+    if fields is not None:
+        return {"$namedtuple": [_type_name(t), list(fields), [encode(v, keep, depth) for v in tuple.__iter__(value)]]}
     base = _builtin_base(t)
     if base is not None:  # a subclass of a builtin (a namedtuple, an IntEnum): its plain value
         return encode(base(value), keep, _depth)
     if keep is not None:
         ref = keep(value)
+        if type(ref) is dict:  # the keeper's own encoding (an instance of a task's class, by its attributes)
+            return ref
         if ref is not None:
             return {"$ref": ref, "$type": _type_name(t)}
     raise WireError("unsupported_value", f"a value of type {_type_name(t)} cannot be sent as plain data")
@@ -150,12 +168,51 @@ def _encode_stdlib(value, t, keep, depth):
             return {"$deque": [encode(v, keep, depth) for v in value]}
         if name == "Counter":
             return {"$counter": [[encode(k, keep, depth), encode(v, keep, depth)] for k, v in dict.items(value)]}
-        if name in ("OrderedDict", "defaultdict"):
-            return {"$dict": [[encode(k, keep, depth), encode(v, keep, depth)] for k, v in dict.items(value)]}
+        pairs = [[encode(k, keep, depth), encode(v, keep, depth)] for k, v in dict.items(value)]
+        if name == "OrderedDict":  # its order is part of its equality
+            return {"$odict": pairs}
+        if name == "defaultdict":  # its factory is part of its behaviour (a missing key)
+            factory = value.default_factory
+            if factory is None or any(factory is base for base in _BASES if base.__name__ in _FACTORIES):
+                sent = None if factory is None else factory.__name__
+            else:
+                sent = encode(factory, keep, depth)
+            return {"$defaultdict": [sent, pairs]}
+    return None
+
+
+def _is_enum(t):
+    import enum
+
+    try:
+        return issubclass(t, enum.Enum) and not issubclass(t, enum.Flag)
+    except TypeError:
+        return False
+
+
+def _encode_enum(value, t, keep, depth):
+    """An enum member as its class's name, its kind, its own name and every member (so the
+    other side can rebuild the class: ``.name``, ``is``, equality among members all work)."""
+    members = list(t.__members__.items())
+    if len(members) > MAX_MEMBERS:
+        raise WireError("unsupported_value", f"an enum of more than {MAX_MEMBERS} members")
+    kind = "int" if issubclass(t, int) else "str" if issubclass(t, str) else ""
+    return {"$enum": [_type_name(t), kind, str(value._name_),
+                      [[str(name), encode(member._value_, keep, depth)] for name, member in members]]}
+
+
+def _namedtuple_fields(t):
+    try:
+        fields = t.__dict__.get("_fields") if issubclass(t, tuple) else None
+    except TypeError:
+        return None
+    if type(fields) is tuple and all(type(f) is str for f in fields):
+        return fields
     return None
 
 
 _BASES = (bool, int, float, str, bytes, tuple, list, dict, frozenset, set, complex)
+_REBUILT = {}  # classes rebuilt from their description (one per description, so members compare)
 
 
 def _builtin_base(t):
@@ -176,10 +233,16 @@ def _type_name(t):
         return "object"
 
 
-def decode(data, resolve=None):
+def decode(data, resolve=None, classes=None, callback=None):
     """The judge's (or host's) own objects for an encoded value. ``resolve(ref, type_name)``
-    makes the stand-in for a reference; without it a reference is refused."""
-    counter = [0]
+    makes the stand-in for a reference; without it a reference is refused. ``classes`` maps
+    names to the trusted classes of the task (a prelude's ``Point``, ``Color``): a namedtuple
+    or an enum member of that name is rebuilt as one of them, so ``isinstance`` and equality
+    with the task's own values hold; any other is rebuilt as a class of its own.
+    ``callback(n)`` makes the stand-in for the other side's function number ``n`` (only the
+    candidate accepts them: the judge's functions may be called, the candidate's never run
+    in the judge)."""
+    counter = [0, classes or {}, callback]  # the parts seen so far, the trusted classes, the callback maker
     return _decode(data, resolve, 0, counter)
 
 
@@ -275,4 +338,105 @@ def _decode_tag(tag, inner, resolve, depth, counter):
         import collections
 
         return collections.Counter(dict(pairs()))
+    if tag == "$odict":
+        import collections
+
+        return collections.OrderedDict(pairs())
+    if tag == "$defaultdict":
+        import builtins
+        import collections
+
+        factory, inner = inner
+        if factory is None or factory in _FACTORIES:
+            factory = None if factory is None else getattr(builtins, factory)
+        else:
+            factory = _decode(factory, resolve, depth, counter)
+            if not callable(factory):
+                raise TypeError("a defaultdict factory that is not callable")
+        return collections.defaultdict(factory, pairs())
+    if tag == "$callback":
+        if counter[2] is None or type(inner) is not int:
+            raise WireError("unsupported_value", "a function of the other side")
+        return counter[2](inner)
+    if tag == "$instance":  # an instance of a class both sides define (the task's), by its attributes
+        name, table = inner
+        klass = counter[1].get(str(name))
+        if not rebuildable(klass):
+            raise TypeError("not a class of the task")
+        table = _decode(table, resolve, depth, counter)
+        if type(table) is not dict or not all(type(k) is str for k in table):
+            raise TypeError("not an attribute table")
+        obj = klass.__new__(klass)
+        for key, value in table.items():
+            object.__setattr__(obj, key, value)
+        return obj
+    if tag == "$namedtuple":
+        name, fields, values = inner
+        values = [_decode(v, resolve, depth, counter) for v in values]
+        return _namedtuple_class(counter[1], str(name), tuple(str(f) for f in fields))(*values)
+    if tag == "$enum":
+        name, kind, member, members = inner
+        members = [(str(n), _decode(v, resolve, depth, counter)) for n, v in members[:MAX_MEMBERS]]
+        return _enum_class(counter[1], str(name), str(kind), members)[str(member)]
     raise ValueError(f"unknown tag {tag}")
+
+
+def rebuildable(klass):
+    """A plain class (no builtin base but object): its instance is its attributes."""
+    import builtins
+
+    kinds = {id(v) for v in vars(builtins).values() if isinstance(v, type)}
+    return isinstance(klass, type) and all(base is object or id(base) not in kinds for base in klass.__mro__)
+
+
+def attributes(obj):
+    """An instance's attributes: its ``__dict__`` and its slots."""
+    table = {}
+    try:
+        own = object.__getattribute__(obj, "__dict__")
+    except AttributeError:  # __slots__ only
+        own = None
+    if type(own) is dict:
+        table.update(own)
+    for klass in type(obj).__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        for slot in (slots,) if type(slots) is str else slots:
+            if type(slot) is str and slot not in ("__dict__", "__weakref__"):
+                with contextlib.suppress(AttributeError):
+                    table[slot] = object.__getattribute__(obj, slot)
+    return table
+
+
+def _namedtuple_class(classes, name, fields):
+    import collections
+
+    trusted = classes.get(name)
+    if isinstance(trusted, type) and issubclass(trusted, tuple) and _namedtuple_fields(trusted) == fields:
+        return trusted
+    key = ("namedtuple", name, fields)
+    if key not in _REBUILT:
+        _room_for_a_class()
+        short = name.rpartition(".")[2]
+        _REBUILT[key] = collections.namedtuple(short if short.isidentifier() else "value", fields)
+    return _REBUILT[key]
+
+
+def _enum_class(classes, name, kind, members):
+    import enum
+    import json
+
+    trusted = classes.get(name)
+    if isinstance(trusted, type) and _is_enum(trusted):
+        return trusted
+    key = ("enum", name, kind, json.dumps([[n, repr(v)] for n, v in members]))
+    if key not in _REBUILT:
+        _room_for_a_class()
+        base = {"int": enum.IntEnum, "str": getattr(enum, "StrEnum", enum.Enum)}.get(kind, enum.Enum)
+        short = name.rpartition(".")[2]
+        _REBUILT[key] = base(short if short.isidentifier() else "value", members)
+    return _REBUILT[key]
+
+
+def _room_for_a_class():
+    if len(_REBUILT) >= MAX_CLASSES:
+        raise WireError("unsupported_value", f"values of more than {MAX_CLASSES} distinct rebuilt classes")
