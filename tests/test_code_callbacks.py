@@ -100,7 +100,9 @@ def test_capsys_reads_what_the_solution_prints(backend):
     wrong = honest.replace("Hello,", "Hi,")
     silent = "def greet(name):\n    return f'Hello, {name}!'\n\n\ndef warn(m):\n    return m\n"
     to_stdout = honest.replace(", file=sys.stderr", "")
-    assert scores(backend, CAPSYS, [honest, wrong, silent, to_stdout]) == [1.0, 0.0, 0.0, 0.0]
+    # What it prints while it loads is not the tests' to read, and never reaches the judge's records.
+    loud = "print('RESULT ' + 'x' * 1_040_000)\n" + honest
+    assert scores(backend, CAPSYS, [honest, wrong, silent, to_stdout, loud]) == [1.0, 0.0, 0.0, 0.0, 1.0]
 
 
 MONKEY = {"pytest": "import solution\nfrom solution import *\n\n\n"

@@ -90,7 +90,8 @@ class Candidate:
         self.output = {"out": "", "err": "", "out_size": 0, "err_size": 0}
         self.classes = {}  # the task's own classes (set-up, prelude): values of theirs are rebuilt as theirs
         self.callbacks = {}  # our functions the solution holds, by number
-        self.forward = False  # the solution's output goes to our stdout/stderr (pytest captures it)
+        self.forward = False  # the solution's output comes whole (pytest captures it during a test)
+        self.forwarding = False  # ... and goes to our stdout/stderr: only inside a test, where pytest captures
         self.rebuilding = 0
 
     # -- workers --------------------------------------------------------------------------
@@ -158,7 +159,7 @@ class Candidate:
                 self.output[key + "_size"] += size
                 if not self.output[key]:
                     self.output[key] = str(reply.get(key, ""))[:EXCERPT + 1]
-            if self.forward and type(reply.get(key + "_full")) is str:  # for pytest's capsys and capfd
+            if self.forwarding and type(reply.get(key + "_full")) is str:  # for pytest's capsys and capfd
                 (sys.stdout if key == "out" else sys.stderr).write(reply[key + "_full"])
         if "wire_error" in reply:
             status, text = [*list(reply["wire_error"]), "", ""][:2]
@@ -774,9 +775,11 @@ def run_pytest(judge):
         def pytest_runtest_protocol(self, item, nextitem):
             judge.candidate.output = {"out": "", "err": "", "out_size": 0, "err_size": 0}
             judge.started = time.monotonic()
+            judge.candidate.forwarding = True
             judge.arm(judge.timeout_s)
             yield
             judge.disarm()
+            judge.candidate.forwarding = False
 
         @pytest.hookimpl(tryfirst=True)
         def pytest_runtest_makereport(self, item, call):
