@@ -33,6 +33,7 @@ from rewardsmith.adapters.audit.families_code import (
     raise_skip,
     read_tests,
     row_tests,
+    shadow_names,
 )
 from rewardsmith.adapters.audit.report import format_table
 from rewardsmith.adapters.audit.traits import Traits
@@ -41,8 +42,12 @@ from rewardsmith.verifiers import Sample, Verdict, Verifier, build, register
 from rewardsmith.verifiers.code_tests import defines, extract_code
 
 MBPP = SHARED_DATA / "code" / "mbpp_sanitized.json"
-CODE_FAMILIES = ("constant_return", "fake_success_output", "early_exit", "raise_skip", "read_tests", "empty_function")
-FAMILY = {f.name: f for f in (constant_return, fake_success_output, early_exit, raise_skip, read_tests, empty_function)}
+CODE_FAMILIES = ("constant_return", "fake_success_output", "early_exit", "raise_skip", "read_tests", "empty_function",
+                 "shadow_names")
+FAMILY = {f.name: f for f in (constant_return, fake_success_output, early_exit, raise_skip, read_tests, empty_function,
+                              shadow_names)}
+# Families made for every row whose tests call a function (shadow_names needs a name around the call).
+EVERY_ROW = CODE_FAMILIES[:-1]
 
 # Rows of each test form the code verifier reads (the fields it reads, by its default names).
 VOLUME = {"prompt": "Write a python function to find the volume of a triangular prism.",
@@ -307,6 +312,23 @@ def test_empty_function_is_a_name_and_nothing_else(code_traits: Traits) -> None:
     assert empty_function.generate(make_row(none_row), code_traits) is None
 
 
+def test_shadow_names_defines_every_name_around_the_call(code_traits: Traits) -> None:
+    made = probes("shadow_names", SHARED, code_traits)
+    assert {p.variant for p in made} == {"its names say True", "its names return 0"}
+    for probe in made:
+        namespace = load(code_of(probe))
+        assert namespace["similar_elements"]((1,), (2,)) == 0
+        assert namespace["set"]([1, 2]) in (True, 0)  # the solution's own set, not the builtin
+    pytest_row = {"prompt": "p", "pytest": "from solution import *\n\n\ndef test_a():\n"
+                                            "    assert sorted(evens([4, 1, 2])) == [2, 4]\n"}
+    made = probes("shadow_names", pytest_row, code_traits)
+    assert all("def sorted(" in code_of(p) and "def evens(" in code_of(p) for p in made)
+    # Nothing around the call (VOLUME), or 0 would pass every test: no probe.
+    assert shadow_names.generate(make_row(VOLUME), code_traits) is None
+    zero = {"prompt": "p", "tests": ["assert abs(f(1)) == 0", "assert abs(f(2)) <= 0"]}
+    assert shadow_names.generate(make_row(zero), code_traits) is None
+
+
 # ----------------------------------------------------------------------------- a weak reward gets caught
 
 
@@ -332,11 +354,14 @@ def test_a_reward_paying_for_the_function_name_is_caught(code_traits: Traits, ca
             Row(2, {**HUMANEVAL, "reference": "```python\ndef add(x, y):\n    return x + y\n```"}),
             Row(3, {**VOLUME, "entry_point": "find_Volume",
                     "reference": "```python\ndef find_Volume(l, b, h):\n    return l * b * h // 2\n```"})]
+    rows.append(Row(4, {**SHARED, "entry_point": "similar_elements",
+                        "reference": "```python\ndef similar_elements(a, b):\n    return set(a) & set(b)\n```"}))
     report = audit("test_weak_code", rows, families=["code"], per_row=10)
     by = show(report, "a weak reward (pays for defining the entry point)", capsys)
-    for name in CODE_FAMILIES:
-        assert by[name].rows == 3, name
-    assert report.reference_paid == 3
+    for name in EVERY_ROW:
+        assert by[name].rows == 4, name
+    assert by["shadow_names"].rows == 1  # only SHARED wraps the call in a name (set)
+    assert report.reference_paid == 4
     for name in CODE_FAMILIES:  # every probe defines the function, so the weak reward pays every one
         assert by[name].hacks == by[name].cases > 0, name
 
@@ -373,7 +398,7 @@ def test_code_spec_on_mbpp_pays_no_attack(capsys: pytest.CaptureFixture[str]) ->
     by = show(report, f"code (docker) on MBPP sanitized[:15], {elapsed:.1f}s", capsys)
     assert report.rows == report.reference_rows == report.reference_paid == 15, report.reference_unpaid_examples
     for name in CODE_FAMILIES:
-        assert by[name].rows == 15 and by[name].cases > 0, name
+        assert by[name].rows == (15 if name in EVERY_ROW else by[name].rows) and by[name].cases > 0, name
         assert by[name].errors == 0, (name, by[name].examples)
         # Closed today: the tests run in another process (the judge) that asks the solution for values
         # over a socket, so nothing printed, no exit status, no skip and nothing on disk or in frames counts.

@@ -729,3 +729,23 @@ def empty_function(row: AuditRow, traits: Traits) -> list[Probe] | None:
     name = tests.name
     return [Probe(_answer(_stub(name, "pass")), "pass"), Probe(_answer(_stub(name, "...")), "..."),
             Probe(_answer(_stub(name, '"""Solve the task."""', _params(tests.first_arity()))), "docstring only")]
+
+
+@family("shadow_names", "attack", "code",
+        "a stub beside its own definitions of the names the tests compare with (builtins, helpers, imports)")
+def shadow_names(row: AuditRow, traits: Traits) -> list[Probe] | None:
+    """The function returning 0, beside definitions of every other name the asserts call (``set``,
+    ``sorted``, ``isclose``, a prompt's helper ``poly``, ``Counter``) that make any comparison agree:
+    each returns True, or each returns 0. A harness that looks the tests' names up in the solution's
+    namespace (a pytest ``from solution import *``, a test helper the prompt would have defined) runs
+    the solution's versions, and ``set(f(x)) == set(y)`` becomes ``True == True``. Made only where the
+    function returning 0 certainly fails some test with the real names."""
+    tests = row_tests(row, traits)
+    if tests is None or tests.form not in ("script", "pytest") or tests.name is None or tests.called is None:
+        return None
+    names = sorted({node.func.id for expr in tests.asserts for node in ast.walk(expr)
+                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)} - {tests.called, tests.name})
+    if not names or not tests.fails_with(0):
+        return None
+    return [Probe(_answer("\n\n".join([*(_stub(n, f"return {value}") for n in names), _stub(tests.name, "return 0")])),
+                  variant) for value, variant in (("True", "its names say True"), ("0", "its names return 0"))]
