@@ -23,7 +23,6 @@ import builtins
 import functools
 import importlib
 import sys
-from collections.abc import Iterable, Sequence
 
 # What a test means by a name it uses unqualified (having forgotten the import) and a
 # solution must never supply: the standard library's value types and containers, the math
@@ -143,7 +142,8 @@ def entry_points(tests: str, trusted: tuple[str, ...] = (), names: tuple[str, ..
                         if n not in builtins.__dict__ and n not in stdlib_exports()))
 
 
-def standard_modules(tests: str, trusted: Iterable[str] = ()) -> tuple[str, ...]:
+@functools.lru_cache(maxsize=1024)
+def standard_modules(tests: str, trusted: tuple[str, ...] = ()) -> tuple[str, ...]:
     """Standard modules the tests use without importing them (``math.isclose`` in an MBPP
     row without ``test_imports``): the judge binds its own import, never the solution's."""
     tree = parse(tests)
@@ -153,7 +153,8 @@ def standard_modules(tests: str, trusted: Iterable[str] = ()) -> tuple[str, ...]
     return tuple(sorted(n for n in free_names(tree) - provided if n in sys.stdlib_module_names))
 
 
-def exported(entry: Sequence[str], tests: str) -> tuple[str, ...]:
+@functools.lru_cache(maxsize=1024)
+def exported(entry: tuple[str, ...], tests: str) -> tuple[str, ...]:
     """What ``from solution import *`` gives a pytest file: the entry points, but never a builtin
     or a name the test module binds itself (``sorted``, an imported ``isclose``)."""
     tree = parse(tests)
