@@ -87,6 +87,23 @@ def test_a_solution_cannot_stall_or_break_the_judge_through_a_callback(backend):
     assert good.status == "ok" and good.score == 1.0, good.feedback
 
 
+@pytest.mark.slow
+def test_the_judges_files_names_and_interpreter_are_never_handed_over(backend):
+    # A test that hands the solution open, eval, getattr or os.listdir would let it read the tests.
+    tests = {"pytest": "import os\nfrom solution import *\n\n\n"
+                       "def test_open():\n    assert use(open, 'test_solution.py')\n\n\n"
+                       "def test_eval():\n    assert use(eval, '1 + 1')\n\n\n"
+                       "def test_listdir():\n    assert use(os.listdir, '.')\n\n\n"
+                       "def test_getattr():\n    assert use(getattr, os, 'environ')\n\n\n"
+                       "def test_len():\n    assert use(len, 'ab') == 2\n"}
+    verdicts = verify_all(backend, [Sample(completion="def use(f, *args):\n    return f(*args)\n",
+                                           fields={"tests": tests})])
+    statuses = {t["name"].split("::")[-1]: t["status"] for t in verdicts[0].details["tests"]}
+    assert statuses == {"test_open": "unsupported_value", "test_eval": "unsupported_value",
+                        "test_listdir": "unsupported_value", "test_getattr": "unsupported_value",
+                        "test_len": "passed"}, verdicts[0].feedback
+
+
 GREET = "def greet(name):\n    print(f'Hello, {name}!')\n"
 CAPSYS = {"pytest": "from solution import *\n\n\ndef test_out(capsys):\n    greet('Bo')\n"
                     "    assert capsys.readouterr().out == 'Hello, Bo!\\n'\n\n\n"
