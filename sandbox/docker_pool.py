@@ -77,6 +77,8 @@ class _Container:
                 "/work": f"rw,exec,nosuid,nodev,size=256m,nr_inodes=65536,uid={uid},gid={uid},mode=0700",
                 "/tmp": f"rw,exec,nosuid,nodev,size=64m,nr_inodes=16384,uid={uid},gid={uid},mode=0700",
                 "/judge": f"rw,exec,nosuid,nodev,size=64m,nr_inodes=16384,uid={judge},gid={judge},mode=0700",
+                # A paired job's shared directory: the judge's; the candidate may traverse it only.
+                "/shared": f"rw,exec,nosuid,nodev,size=64m,nr_inodes=16384,uid={judge},gid={judge},mode=0711",
             },
             # The runner is root with only what dropping to a job's uid takes: SETUID and SETGID
             # (setuid/setgid/setgroups([]) in each job process; seteuid/setresuid in the runner,
@@ -99,6 +101,7 @@ class _Container:
             image,
             command=["python3", "-I", "-c", RUNNER_SOURCE, "/work", "--kill-all", "--fork-python", "--scratch", "/tmp",
                      "--run-as", str(uid), "--judge-as", str(judge), "--judge-dir", "/judge",
+                     "--shared-dir", "/shared",
                      "--max-procs", str(pids)],
             user="0:0",
             working_dir="/work",
