@@ -10,8 +10,10 @@ with auto-remove so a killed parent leaves none behind (the runner exits on stdi
 
 What every container guarantees:
 
-* no network, read-only root, tmpfs /work and /tmp (the candidate's, mode 0700) and
-  /judge (the judge's, mode 0700), emptied after every job; pids, memory and CPU limits;
+* no network, read-only root, tmpfs /work and /tmp (the candidate's, mode 0700),
+  /judge (the judge's, mode 0700) and /shared (a paired job's shared directory, the
+  judge's, mode 0711: ``REWARDSMITH_SHARED_DIR`` on both sides), each capped in size and
+  inodes and emptied after every job; pids, memory and CPU limits;
   no-new-privileges; a private IPC namespace with ``kernel.shm_rmid_forced=1``, and the
   runner removes any message queue or semaphore set a job left (the container is then
   replaced).

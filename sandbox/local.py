@@ -20,9 +20,11 @@ What is guaranteed, with bubblewrap (the default):
   needs of the host: /usr and the /bin, /sbin, /lib* links or directories, the few /etc
   entries the dynamic loader and Python read, the interpreter's prefix, and its own
   directories. The candidate and the judge of a paired job run in separate bwrap
-  invocations: the candidate cannot see the judge's processes or directory at all. So
-  nothing a job writes outside its directories survives it, and nothing it writes inside
-  them survives the emptying.
+  invocations: the candidate cannot see the judge's processes or directory at all. Both
+  see the runner's shared directory (``REWARDSMITH_SHARED_DIR``, bound into both; the
+  judge's, mode 0711, emptied after every job; unpaired jobs do not see it). So nothing a
+  job writes outside its directories survives it, and nothing it writes inside them
+  survives the emptying.
 
 Without bubblewrap (not installed, or it cannot create namespaces here: unprivileged user
 namespaces disabled), or with ``use_bwrap=False``, the backend REFUSES to run jobs: each
