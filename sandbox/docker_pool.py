@@ -10,8 +10,10 @@ with auto-remove so a killed parent leaves none behind (the runner exits on stdi
 
 What every container guarantees:
 
-* no network, read-only root, tmpfs /work and /tmp (the candidate's, mode 0700) and
-  /judge (the judge's, mode 0700), emptied after every job; pids, memory and CPU limits;
+* no network, read-only root, tmpfs /work and /tmp (the candidate's, mode 0700),
+  /judge (the judge's, mode 0700) and /shared (a paired job's shared directory, the
+  judge's, mode 0711: ``REWARDSMITH_SHARED_DIR`` on both sides), each capped in size and
+  inodes and emptied after every job; pids, memory and CPU limits;
   no-new-privileges; a private IPC namespace with ``kernel.shm_rmid_forced=1``, and the
   runner removes any message queue or semaphore set a job left (the container is then
   replaced).
@@ -77,6 +79,8 @@ class _Container:
                 "/work": f"rw,exec,nosuid,nodev,size=256m,nr_inodes=65536,uid={uid},gid={uid},mode=0700",
                 "/tmp": f"rw,exec,nosuid,nodev,size=64m,nr_inodes=16384,uid={uid},gid={uid},mode=0700",
                 "/judge": f"rw,exec,nosuid,nodev,size=64m,nr_inodes=16384,uid={judge},gid={judge},mode=0700",
+                # A paired job's shared directory: the judge's; the candidate may traverse it only.
+                "/shared": f"rw,exec,nosuid,nodev,size=64m,nr_inodes=16384,uid={judge},gid={judge},mode=0711",
             },
             # The runner is root with only what dropping to a job's uid takes: SETUID and SETGID
             # (setuid/setgid/setgroups([]) in each job process; seteuid/setresuid in the runner,
@@ -99,6 +103,7 @@ class _Container:
             image,
             command=["python3", "-I", "-c", RUNNER_SOURCE, "/work", "--kill-all", "--fork-python", "--scratch", "/tmp",
                      "--run-as", str(uid), "--judge-as", str(judge), "--judge-dir", "/judge",
+                     "--shared-dir", "/shared",
                      "--max-procs", str(pids)],
             user="0:0",
             working_dir="/work",

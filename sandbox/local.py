@@ -20,9 +20,11 @@ What is guaranteed, with bubblewrap (the default):
   needs of the host: /usr and the /bin, /sbin, /lib* links or directories, the few /etc
   entries the dynamic loader and Python read, the interpreter's prefix, and its own
   directories. The candidate and the judge of a paired job run in separate bwrap
-  invocations: the candidate cannot see the judge's processes or directory at all. So
-  nothing a job writes outside its directories survives it, and nothing it writes inside
-  them survives the emptying.
+  invocations: the candidate cannot see the judge's processes or directory at all. Both
+  see the runner's shared directory (``REWARDSMITH_SHARED_DIR``, bound into both; the
+  judge's, mode 0711, emptied after every job; unpaired jobs do not see it). So nothing a
+  job writes outside its directories survives it, and nothing it writes inside them
+  survives the emptying.
 
 Without bubblewrap (not installed, or it cannot create namespaces here: unprivileged user
 namespaces disabled), or with ``use_bwrap=False``, the backend REFUSES to run jobs: each
@@ -70,7 +72,7 @@ from pathlib import Path
 from rewardsmith.sandbox.backend import ConcurrentBatches
 from rewardsmith.sandbox.job import ExecResult, Job
 from rewardsmith.sandbox.limits import Limits
-from rewardsmith.sandbox.runner import SAFE_PATH, read_frame, write_frame
+from rewardsmith.sandbox.runner import SAFE_PATH, SHARED_MODE, read_frame, write_frame
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py")
 # When we are root, each runner gets a uid pair of its own from a range no account uses:
@@ -175,15 +177,18 @@ def shared_tmp_dirs() -> list[str]:
     return found
 
 
-def bwrap_prefix(workdir: str, scratch: str | None = None) -> list[str] | None:
+def bwrap_prefix(workdir: str, scratch: str | None = None, shared: str | None = None) -> list[str] | None:
     """The bubblewrap command line that isolates a job working in ``workdir`` (and ``scratch``,
-    its TMPDIR), or None when bwrap is not installed. (Whether it can create namespaces here
-    is probed by each runner, as the job's user.)"""
+    its TMPDIR; and ``shared``, a paired job's shared directory), or None when bwrap is not
+    installed. (Whether it can create namespaces here is probed by each runner, as the job's user.)"""
     bwrap = find_bwrap()
     if bwrap is None:
         return None
     # /tmp first: the job's directories live under it and are bound on top.
-    own = ["--bind", workdir, workdir] + (["--bind", scratch, scratch] if scratch else [])
+    own = ["--bind", workdir, workdir]
+    for path in (scratch, shared):
+        if path:
+            own += ["--bind", path, path]
     return [bwrap, *system_binds(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *own,
             "--remount-ro", "/", "--unshare-all", "--die-with-parent", "--new-session", "--chdir", workdir, "--"]
 
@@ -196,20 +201,25 @@ class _LocalRunner:
         self.workdir = os.path.join(self.root, "work")
         self.scratch = os.path.join(self.root, "tmp")
         self.judge_dir = os.path.join(self.root, "judge")  # a sibling: never inside the candidate's
-        for path in (self.workdir, self.scratch, self.judge_dir):
+        # A paired job's shared directory (both sides see it, at this path): the judge's, 0711.
+        self.shared_dir = os.path.join(self.root, "shared")
+        for path in (self.workdir, self.scratch, self.judge_dir, self.shared_dir):
             os.makedirs(path, mode=0o700)
         root = os.getuid() == 0
         candidate_uid, judge_uid = _uid_pair() if root else (None, None)
         self.run_as, self.judge_as = candidate_uid, judge_uid
         if root:
             os.chmod(self.root, 0o755)
-            owners = ((self.workdir, candidate_uid), (self.scratch, candidate_uid), (self.judge_dir, judge_uid))
+            owners = ((self.workdir, candidate_uid), (self.scratch, candidate_uid), (self.judge_dir, judge_uid),
+                      (self.shared_dir, judge_uid))
             for path, uid in owners:
                 os.chown(path, uid, uid)
+        os.chmod(self.shared_dir, SHARED_MODE)
         self.prefix: list[str] | None = None
+        self.pair_prefix: list[str] | None = None  # a paired job's candidate: the shared directory too
         self.judge_prefix: list[str] | None = None
         args = [sys.executable, "-I", str(RUNNER_SOURCE), self.workdir, "--scratch", self.scratch,
-                "--judge-dir", self.judge_dir]
+                "--judge-dir", self.judge_dir, "--shared-dir", self.shared_dir]
         if root:
             args += ["--run-as", str(candidate_uid), "--judge-as", str(judge_uid)]
             # Only used without bwrap (with it, jobs never see the host's /tmp): the runner looks
@@ -232,7 +242,8 @@ class _LocalRunner:
             probe = self.run(Job(command=[*prefix, "/bin/true"], limits=Limits(wall_s=10)))
             if probe.exit_code == 0:
                 self.prefix = prefix
-                self.judge_prefix = bwrap_prefix(self.judge_dir)
+                self.pair_prefix = bwrap_prefix(self.workdir, self.scratch, self.shared_dir)
+                self.judge_prefix = bwrap_prefix(self.judge_dir, None, self.shared_dir)
             else:
                 said = (probe.stderr or probe.error).strip().splitlines()
                 self.bwrap_problem = (f"bwrap cannot create its namespaces here (exit code {probe.exit_code}"
@@ -245,8 +256,9 @@ class _LocalRunner:
     def run(self, job: Job) -> ExecResult:
         wire = job.to_wire()
         if self.prefix is not None and job.command[:1] != self.prefix[:1]:
-            wire["command"] = [*self.prefix, *wire["command"]]
-            if "judge" in wire and self.judge_prefix is not None:  # its own namespaces: apart from the candidate
+            paired = "judge" in wire and self.judge_prefix is not None and self.pair_prefix is not None
+            wire["command"] = [*(self.pair_prefix if paired else self.prefix), *wire["command"]]
+            if paired:  # its own namespaces: apart from the candidate but for the shared directory
                 wire["judge"]["command"] = [*self.judge_prefix, *wire["judge"]["command"]]
         answer: queue.Queue[dict | None] = queue.Queue()
 

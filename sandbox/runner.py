@@ -42,6 +42,12 @@ What is guaranteed, given the flags the backends pass:
   joins them as fd 3 in each (no other fd beyond stdio). The job is the judge's: its
   exit ends the job; the candidate's output and exit code go to
   ``details["candidate"]``.
+* A paired job's shared directory (``--shared-dir``): both sides see it at the same path and
+  get it as ``REWARDSMITH_SHARED_DIR``. At the job's start it is empty, owned by the judge's
+  uid, mode 0711: the candidate can reach what the judge opens to it (a subdirectory chmod'ed
+  0777, say pytest's ``tmp_path``) but cannot list or create anything at the top. After every
+  job it is emptied, whatever either uid left there (see ``Runner._empty_shared``); what
+  cannot be removed in time makes the job not clean.
 * Python jobs (``--fork-python``) are forked from a *template*: a process forked from
   the runner at start-up, before any job arrived, that only ever receives "fork" and
   the child's file descriptors. The runner reads every job's files and stdin; a job
@@ -89,6 +95,10 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 # Where a container (Docker mounts one in every container) or a host lists the POSIX message
 # queues of its IPC namespace.
 MQUEUE_DIR = "/dev/mqueue"
+# A paired job's shared directory: its path is in this variable on both sides; its mode lets the
+# candidate traverse it but not list it or create anything at its top (the judge's alone).
+SHARED_ENV = "REWARDSMITH_SHARED_DIR"
+SHARED_MODE = 0o711
 
 
 def _prctl(option: int, value: int) -> None:
@@ -578,13 +588,16 @@ class Runner:
     def __init__(self, workdir: str, kill_all: bool, run_as: int | None = None, scratch: list[str] | None = None,
                  fork_python: bool = False, judge_as: int | None = None, judge_dir: str | None = None,
                  max_procs: int | None = None, template: Template | None = None,
-                 shared_tmp: list[str] | None = None) -> None:
+                 shared_tmp: list[str] | None = None, shared_dir: str | None = None) -> None:
         self.template = template if fork_python else None  # only where job's python3 is our interpreter
         self.workdir = os.path.realpath(workdir)
         self.kill_all = kill_all  # True only where we are PID 1 of our own PID namespace
         self.run_as = run_as
         self.judge_as = judge_as if judge_as is not None else run_as
         self.judge_dir = os.path.realpath(judge_dir) if judge_dir else None
+        # Seen by both sides of a paired job at this path; owned by the judge's uid (the backend
+        # creates it so), SHARED_MODE, emptied around every job.
+        self.shared_dir = os.path.realpath(shared_dir) if shared_dir else None
         self.scratch = [os.path.realpath(p) for p in (scratch or [])]
         self.max_procs = max_procs
         # World-writable directories of the host (/tmp, /var/tmp, /dev/shm) where a job of ours
@@ -620,6 +633,65 @@ class Runner:
             if _listing(directory):  # something resisted (a directory without rwx): open up, retry
                 _bounded(["chmod", "-R", "u+rwx", "--", directory], deadline)
                 empty_directory(directory, deadline)
+
+    def _empty_shared(self) -> None:
+        """Empty the shared directory and give it back its mode. Both uids may have left trees
+        there, of any mode, inside each other's directories, and the runner has no DAC_OVERRIDE:
+        it works as each owner in turn. The judge (the owner, so it can list the top and remove
+        whatever is left empty there) removes what it can; if anything resists, each uid opens
+        its own directories to all (``chmod -R``, which never follows a symbolic link met in the
+        walk; only real directories are named to it) and each removes what it can, in rounds
+        (each round peels a layer of one uid's closed directories inside the other's). Bounded
+        in time like ``_empty``; what is left makes the job not clean (``_shared_clean``). The rm
+        of the candidate's uid runs first: it cannot remove entries at the top (no write
+        permission there), the judge's rm after it removes them once emptied."""
+        directory, owner = self.shared_dir, self.judge_as
+        if directory is None:
+            return
+        with _as_user(owner):
+            try:
+                info = os.lstat(directory)
+                if not stat_is_dir(info):
+                    return
+                if info.st_mode & 0o7777 != SHARED_MODE:  # the judge owns it: it may have changed it
+                    os.chmod(directory, SHARED_MODE)
+                with os.scandir(directory) as listing:
+                    if next(listing, None) is None:
+                        return  # the common case: nothing to do, no process spawned
+            except OSError:
+                return
+            deadline = time.monotonic() + CLEANUP_S
+            empty_directory(directory, deadline)
+        uids = [owner] + ([self.run_as] if self.run_as != owner else [])
+        for _ in range(4):
+            with _as_user(owner):
+                left = _entries(directory)
+                trees = [path for path, info in left if stat_is_dir(info)]
+                for path, info in left:
+                    if not stat_is_dir(info):
+                        with contextlib.suppress(OSError):
+                            os.unlink(path)
+            if not trees or time.monotonic() > deadline:
+                return
+            chunks = [trees[start : start + 512] for start in range(0, len(trees), 512)]
+            for step in (["chmod", "-R", "a+rwx,-t", "--"], ["rm", "-rf", "--one-file-system", "--"]):
+                for uid in (uids if step[0] == "chmod" else uids[::-1]):
+                    with _as_user(uid):
+                        for chunk in chunks:
+                            _bounded([*step, *chunk], deadline)
+
+    def _shared_clean(self) -> bool:
+        """The shared directory is as a job must find it: empty, the judge's, SHARED_MODE."""
+        if self.shared_dir is None:
+            return True
+        owner = self.judge_as if self.judge_as is not None and os.geteuid() == 0 else os.geteuid()
+        with _as_user(self.judge_as):
+            try:
+                info = os.lstat(self.shared_dir)
+            except OSError:
+                return False
+            return (stat_is_dir(info) and info.st_mode & 0o7777 == SHARED_MODE and info.st_uid == owner
+                    and not _listing(self.shared_dir))
 
     @staticmethod
     def _write_files(base: str, files: dict, uid: int | None) -> None:
@@ -772,6 +844,7 @@ class Runner:
             return {"status": "error", "error": "this runner has no judge directory", "wall_s": 0.0}
         for directory, uid in self._directories():
             self._empty(directory, uid)
+        self._empty_shared()
         try:
             self._write_files(self.workdir, job.get("files", {}), self.run_as)
             if judge is not None:
@@ -779,6 +852,7 @@ class Runner:
         except (OSError, ValueError) as exc:
             for directory, uid in self._directories():
                 self._empty(directory, uid)
+            self._empty_shared()
             return {"status": "error", "error": f"cannot write job files: {exc}", "wall_s": 0.0}
         ipc_before = set() if self.kill_all else {obj[:2] for obj in _sysv_objects()}
         mq_before = set() if self.kill_all or self.mqueue_dir is None else {
@@ -786,6 +860,8 @@ class Runner:
         base_env = {"PATH": SAFE_PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
         env = {**base_env, "HOME": self.workdir, "TMPDIR": self.scratch[0] if self.scratch else self.workdir}
         env.update(job.get("env", {}))
+        shared = {SHARED_ENV: self.shared_dir} if judge is not None and self.shared_dir else {}
+        env.update(shared)
         candidate = _Side("candidate", job, self.workdir, env, self.run_as, OOM_CANDIDATE)
         sides = [candidate]
         usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -793,7 +869,8 @@ class Runner:
             self._start(candidate, limits, None)
             main, other = candidate, None
         else:
-            judge_env = {**base_env, "HOME": self.judge_dir, "TMPDIR": self.judge_dir, **judge.get("env", {})}
+            judge_env = {**base_env, "HOME": self.judge_dir, "TMPDIR": self.judge_dir, **judge.get("env", {}),
+                         **shared}
             main = _Side("judge", judge, self.judge_dir, judge_env, self.judge_as, OOM_JUDGE)
             other = candidate
             sides.append(main)
@@ -820,6 +897,7 @@ class Runner:
         shared_left, shared_confirmed = self._sweep_shared_tmp()
         for directory, uid in self._directories():
             self._empty(directory, uid)
+        self._empty_shared()
         result = {
             "status": reason or "ok",
             "exit_code": main.exit_code,
@@ -1050,7 +1128,7 @@ class Runner:
             with _as_user(uid):
                 leftovers = leftovers or bool(_listing(directory))
         template_ok = self.template is None or self.template.alive
-        return not alive and not leftovers and template_ok
+        return not alive and not leftovers and template_ok and self._shared_clean()
 
 
 CLEANUP_S = 10.0  # the most a runner spends removing what one job left
@@ -1186,13 +1264,15 @@ def _option(argv: list[str], name: str) -> int | None:
 
 def serve(argv: list[str]) -> None:
     """``serve WORKDIR [--kill-all] [--fork-python] [--run-as UID] [--judge-as UID]
-    [--judge-dir DIR] [--max-procs N] [--scratch DIR] [--shared-tmp DIR]``: answer jobs until EOF."""
+    [--judge-dir DIR] [--shared-dir DIR] [--max-procs N] [--scratch DIR] [--shared-tmp DIR]``: answer
+    jobs until EOF."""
     workdir = argv[0]
     kill_all = "--kill-all" in argv
     fork_python = "--fork-python" in argv
     scratch = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--scratch"]
     shared_tmp = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--shared-tmp"]
     judge_dir = argv[argv.index("--judge-dir") + 1] if "--judge-dir" in argv else None
+    shared_dir = argv[argv.index("--shared-dir") + 1] if "--shared-dir" in argv else None
     for sig in IGNORED_SIGNALS:
         signal.signal(sig, signal.SIG_IGN)
     null = os.open(os.devnull, os.O_RDONLY)  # keep fd 3 taken: only a paired job's socket goes there
@@ -1206,7 +1286,8 @@ def serve(argv: list[str]) -> None:
     template = Template() if fork_python else None  # before any job: it must never hold one
     runner = Runner(workdir, kill_all=kill_all, run_as=_option(argv, "--run-as"), scratch=scratch,
                     fork_python=fork_python, judge_as=_option(argv, "--judge-as"), judge_dir=judge_dir,
-                    max_procs=_option(argv, "--max-procs"), template=template, shared_tmp=shared_tmp)
+                    max_procs=_option(argv, "--max-procs"), template=template, shared_tmp=shared_tmp,
+                    shared_dir=shared_dir)
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     write_frame(out, {"ready": True, "pid": os.getpid(), "uid": os.getuid(),
                       "template": template.pid if template is not None else None,

@@ -220,7 +220,10 @@ def test_docker_container_is_locked_down():
         host = inspect["HostConfig"]
         assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True and host["CapDrop"] == ["ALL"]
         assert sorted(host["CapAdd"]) == ["SETGID", "SETUID"]
-        assert host["PidsLimit"] > 0 and host["Memory"] > 0 and set(host["Tmpfs"]) == {"/work", "/tmp", "/judge"}
+        assert host["PidsLimit"] > 0 and host["Memory"] > 0
+        assert set(host["Tmpfs"]) == {"/work", "/tmp", "/judge", "/shared"}
+        for options in host["Tmpfs"].values():  # every job filesystem is capped in size and inodes
+            assert "size=" in options and "nr_inodes=" in options and "nosuid" in options, host["Tmpfs"]
         assert host["Sysctls"] == {"kernel.shm_rmid_forced": "1"}
     finally:
         backend.close()
