@@ -137,3 +137,28 @@ def test_monkeypatch_setattr_on_the_solution(backend):
     hard_coded = HONEST_MONKEY.replace("return fetch() + 1", "return 42")
     ignores_limit = HONEST_MONKEY.replace("min(x, LIMIT)", "min(x, 3)")
     assert scores(backend, MONKEY, [HONEST_MONKEY, hard_coded, ignores_limit]) == [1.0, 0.0, 0.0]
+
+
+TMP_PATH = {"pytest": "from solution import *\n\n\n"
+                      "def test_reads(tmp_path):\n    source = tmp_path / 'in.txt'\n"
+                      "    source.write_text('a\\nb\\nc\\n')\n"
+                      "    assert count_lines(str(source)) == 3\n\n\n"
+                      "def test_writes(tmp_path):\n    target = tmp_path / 'out.txt'\n    save(str(target), 'hi')\n"
+                      "    assert target.read_text() == 'hi'\n\n\n"
+                      "def test_makes_a_folder(tmp_path):\n    save(str(tmp_path / 'sub' / 'x.txt'), 'y')\n"
+                      "    assert (tmp_path / 'sub' / 'x.txt').read_text() == 'y'\n"}
+FILES = ("import os\n\n\ndef count_lines(path):\n    with open(path) as handle:\n"
+         "        return len(handle.readlines())\n"
+         "\n\ndef save(path, text):\n    os.makedirs(os.path.dirname(path), exist_ok=True)\n"
+         "    with open(path, 'w') as handle:\n        handle.write(text)\n")
+
+
+@pytest.mark.slow
+def test_tmp_path_is_the_solutions_to_read_and_write(backend):
+    wrong = FILES.replace("handle.write(text)", "handle.write(text.upper())")
+    # It cannot reach the tests' files through tmp_path's parents, nor list what is above.
+    above = "os.path.dirname(os.path.dirname(os.path.dirname(path)))"
+    nosy = FILES.replace("        return len(handle.readlines())", f"        pass\n    return len(os.listdir({above}))")
+    assert scores(backend, TMP_PATH, [FILES, wrong, nosy]) == [1.0, 0.0, 0.0]
+    # Jobs after one that filled its tmp_path still pass.
+    assert scores(backend, TMP_PATH, [FILES]) == [1.0]

@@ -706,6 +706,10 @@ def run_pytest(judge):
     test_path = os.path.join(os.getcwd(), "test_solution.py")
     with open(test_path, "w", encoding="utf-8") as handle:
         handle.write(p["tests"])
+    ini_path = os.path.join(os.getcwd(), "pytest.ini")  # pinned: no ini file above us is ever read
+    with open(ini_path, "w", encoding="utf-8") as handle:
+        handle.write("[pytest]\n")
+    basetemp = shared_basetemp()
     judge.record({"ready": True})
     first = ["collection"]
     judge.candidate.forward = True  # what the solution prints is the tests' to capture (capsys)
@@ -800,6 +804,13 @@ def run_pytest(judge):
             judge.disarm()
             judge.candidate.forwarding = False
 
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_fixture_setup(self, fixturedef, request):
+            outcome = yield
+            if basetemp and fixturedef.argname in ("tmp_path", "tmpdir"):
+                with contextlib.suppress(Exception):
+                    open_to_solution(str(outcome.get_result()), basetemp)
+
         @pytest.hookimpl(tryfirst=True)
         def pytest_runtest_makereport(self, item, call):
             entry = results.setdefault(item.nodeid, {"exc": None, "declared_skip": False})
@@ -813,8 +824,10 @@ def run_pytest(judge):
 
     judge.arm(judge.timeout_s * 3)
     try:
-        pytest.main([test_path, "-q", "-p", "no:cacheprovider", "--rootdir", os.getcwd(), "-o", "addopts=",
-                     "-o", "python_files=test_solution.py"], plugins=[Plugin()])
+        pytest.main([test_path, "-q", "-p", "no:cacheprovider", "--rootdir", os.getcwd(), "-c", ini_path,
+                     "--noconftest", "--confcutdir", os.getcwd(), "-o", "addopts=",
+                     "-o", "python_files=test_solution.py", *(["--basetemp", basetemp] if basetemp else [])],
+                    plugins=[Plugin()])
         judge.disarm()
     except BaseException as exc:
         judge.disarm()
@@ -828,6 +841,32 @@ def run_pytest(judge):
     elif missing:
         judge.fail_all(len(order), "wrong_answer", "tests " + ", ".join(missing[:5]) + " were not collected")
     judge.finish()
+
+
+def shared_basetemp():
+    """pytest's base temporary directory inside the job's shared directory, which the solution
+    sees at the same path (so ``tmp_path`` is one it can read and write), or None. Made before
+    the solution runs, under a name it cannot guess, in a directory it cannot list."""
+    shared = os.environ.get("REWARDSMITH_SHARED_DIR")
+    if not shared or not os.path.isdir(shared):
+        return None
+    private = os.path.join(shared, "pytest-" + os.urandom(12).hex())  # never the nonce: the solution sees it
+    try:
+        os.mkdir(private, 0o711)
+        os.chmod(private, 0o711)
+    except OSError:
+        return None
+    return os.path.join(private, "basetemp")
+
+
+def open_to_solution(path, basetemp):
+    """A test's ``tmp_path`` (pytest makes it 0700): the solution may read and write in it, and
+    reach it through its parents, which it still cannot list."""
+    os.chmod(path, 0o777)
+    parent = os.path.dirname(path)
+    while parent.startswith(basetemp) and len(parent) >= len(basetemp):
+        os.chmod(parent, 0o711)
+        parent = os.path.dirname(parent)
 
 
 def main():
