@@ -12,6 +12,7 @@ import pytest
 from conftest import require_docker
 
 from rewardsmith.sandbox.backend import get_backend
+from rewardsmith.sandbox.local import LocalBackend
 from rewardsmith.verifiers import Sample, build
 from rewardsmith.verifiers.code import CodeVerifier
 from rewardsmith.verifiers.code_tests import short, values_equal
@@ -38,12 +39,17 @@ def test_comparable_values_still_compare(actual: object, expected: object) -> No
     assert values_equal(actual, expected) is True
 
 
-@pytest.fixture(scope="module", params=["local", pytest.param("docker", marks=pytest.mark.docker)])
+@pytest.fixture(scope="module", params=["local", "local-plain", pytest.param("docker", marks=pytest.mark.docker)])
 def local(request):
-    """Both sandbox backends: the comparison is the host's, whichever ran the job."""
+    """Every sandbox backend (and the local fallback without bubblewrap, opted in): the comparison
+    is the host's, whichever ran the job."""
+    if request.param == "local-plain":
+        with LocalBackend(use_bwrap=False, allow_unsafe=True) as backend:
+            yield backend
+        return
     if request.param == "docker":
         require_docker()
-    return get_backend(request.param)
+    yield get_backend(request.param)
 
 
 def verify(local, code: str, expected: object) -> object:

@@ -31,8 +31,9 @@ FLOOD = ("import os\n"
          "print('flood')\n")
 
 
-@pytest.fixture(scope="module", params=["local", pytest.param("docker", marks=pytest.mark.docker)])
+@pytest.fixture(scope="module", params=["local", "local-plain", pytest.param("docker", marks=pytest.mark.docker)])
 def backend(request):
+    """Docker, the local backend with bubblewrap, and its fallback without it (opted in)."""
     if request.param == "docker":
         require_docker()
         from rewardsmith.sandbox.docker_pool import DockerBackend
@@ -41,7 +42,8 @@ def backend(request):
     else:
         from rewardsmith.sandbox.local import LocalBackend
 
-        b = LocalBackend(concurrency=1)
+        plain = request.param == "local-plain"
+        b = LocalBackend(concurrency=1, use_bwrap=not plain, allow_unsafe=plain)
     yield b
     b.close()
 
