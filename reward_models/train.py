@@ -42,7 +42,7 @@ from rewardsmith.reward_models.encoding import Encoded, Encoder
 from rewardsmith.reward_models.inference import IGNORE, META_FILE, ModelMeta, collate, log_odds, predict, sigmoid
 from rewardsmith.reward_models.model import is_bidirectional, load_model, load_tokenizer, position_logits
 from rewardsmith.reward_models.steps import DEFAULT_SEPARATOR, StepSplitter
-from rewardsmith.verifiers.options import Range, SpecError, coerce, option
+from rewardsmith.verifiers.options import Range, SpecError, coerce, coerce_options, option
 
 
 @dataclass(kw_only=True)
@@ -105,6 +105,10 @@ class TrainConfig:
     keep_checkpoints: Annotated[int, Range(gt=0)] = option(2, "checkpoints kept (oldest removed)")
     log_every: Annotated[int, Range(gt=0)] = option(10, "log every N optimizer steps")
     resume: bool = option(True, "continue from the last checkpoint in output_dir when there is one")
+
+    def __post_init__(self) -> None:
+        """Checked from Python as from YAML, like a verifier's options: a bad value is a SpecError."""
+        coerce_options(self)
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any], **overrides: Any) -> TrainConfig:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from rewardsmith.verifiers.options import Range, SpecError, coerce, option
+from rewardsmith.verifiers.options import Range, SpecError, coerce, coerce_options, option
 
 
 @dataclass(kw_only=True)
@@ -121,6 +121,10 @@ class GRPOConfig:
     resume: bool = option(True, "continue from the last checkpoint in output_dir when there is one")
     save_model: bool = option(True, "write the final model (LoRA merged) to output_dir/model")
     tensorboard: bool = option(False, "also log to output_dir/tensorboard (needs the tensorboard package)")
+
+    def __post_init__(self) -> None:
+        """Checked from Python as from YAML, like a verifier's options: a bad value is a SpecError."""
+        coerce_options(self)
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any], **overrides: Any) -> GRPOConfig:
