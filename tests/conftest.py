@@ -48,3 +48,19 @@ class FieldScore(Verifier):
 
 def sample(**fields) -> Sample:
     return Sample(prompt="p", completion=fields.pop("completion", "c"), fields=fields)
+
+
+@pytest.fixture(scope="module", params=["local", "local-plain", pytest.param("docker", marks=pytest.mark.docker)])
+def code_backend(request):
+    """Every sandbox a code reward may run on: Docker, the local backend with bubblewrap, and its
+    fallback without bubblewrap (opted in). Attack tests of the code verifier run on each."""
+    from rewardsmith.sandbox.backend import get_backend
+    from rewardsmith.sandbox.local import LocalBackend
+
+    if request.param == "local-plain":
+        with LocalBackend(use_bwrap=False, allow_unsafe=True) as backend:
+            yield backend
+        return
+    if request.param == "docker":
+        require_docker()
+    yield get_backend(request.param)

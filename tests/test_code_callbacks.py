@@ -10,24 +10,14 @@ the judge's stdout during a pytest test, where ``capsys`` reads it.
 from __future__ import annotations
 
 import pytest
-from conftest import require_docker
 
-from rewardsmith.sandbox.backend import get_backend
-from rewardsmith.sandbox.local import LocalBackend
 from rewardsmith.verifiers import Sample, build
 from rewardsmith.verifiers.code import CodeVerifier
 
 
-@pytest.fixture(scope="module", params=["local", "local-plain", pytest.param("docker", marks=pytest.mark.docker)])
-def backend(request):
-    """Docker, the local backend with bubblewrap, and its fallback without (opted in)."""
-    if request.param == "local-plain":
-        with LocalBackend(use_bwrap=False, allow_unsafe=True) as backend:
-            yield backend
-        return
-    if request.param == "docker":
-        require_docker()
-    yield get_backend(request.param)
+@pytest.fixture
+def backend(code_backend):
+    return code_backend
 
 
 def verify_all(backend, samples: list[Sample], timeout_s: float = 3) -> list:

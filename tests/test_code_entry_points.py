@@ -14,10 +14,7 @@ wrong one that must fail.
 from __future__ import annotations
 
 import pytest
-from conftest import require_docker
 
-from rewardsmith.sandbox.backend import get_backend
-from rewardsmith.sandbox.local import LocalBackend
 from rewardsmith.verifiers import Sample, build
 from rewardsmith.verifiers.code import CodeVerifier
 from rewardsmith.verifiers.code_names import entry_points, exported
@@ -25,16 +22,9 @@ from rewardsmith.verifiers.code_names import entry_points, exported
 CHAT = [{"role": "user", "content": "Write the function described below."}]
 
 
-@pytest.fixture(scope="module", params=["local", "local-plain", pytest.param("docker", marks=pytest.mark.docker)])
-def backend(request):
-    """Docker, the local backend with bubblewrap, and its fallback without (opted in)."""
-    if request.param == "local-plain":
-        with LocalBackend(use_bwrap=False, allow_unsafe=True) as backend:
-            yield backend
-        return
-    if request.param == "docker":
-        require_docker()
-    yield get_backend(request.param)
+@pytest.fixture
+def backend(code_backend):
+    return code_backend
 
 
 def verify_all(backend, samples: list[Sample]) -> list:

@@ -9,10 +9,7 @@ it). Each attack is followed by an honest job that must pass and a wrong one tha
 from __future__ import annotations
 
 import pytest
-from conftest import require_docker
 
-from rewardsmith.sandbox.backend import get_backend
-from rewardsmith.sandbox.local import LocalBackend
 from rewardsmith.verifiers import Sample, build
 from rewardsmith.verifiers.code import CodeVerifier
 from rewardsmith.verifiers.code_tests import short, values_equal
@@ -39,17 +36,9 @@ def test_comparable_values_still_compare(actual: object, expected: object) -> No
     assert values_equal(actual, expected) is True
 
 
-@pytest.fixture(scope="module", params=["local", "local-plain", pytest.param("docker", marks=pytest.mark.docker)])
-def local(request):
-    """Every sandbox backend (and the local fallback without bubblewrap, opted in): the comparison
-    is the host's, whichever ran the job."""
-    if request.param == "local-plain":
-        with LocalBackend(use_bwrap=False, allow_unsafe=True) as backend:
-            yield backend
-        return
-    if request.param == "docker":
-        require_docker()
-    yield get_backend(request.param)
+@pytest.fixture
+def local(code_backend):
+    return code_backend
 
 
 def verify(local, code: str, expected: object) -> object:
