@@ -29,6 +29,7 @@ Why it is built this way:
   the judge reports as a failed test, never as a harness error.
 """
 
+import builtins
 import contextlib
 import json
 import struct
@@ -343,7 +344,6 @@ def _decode_tag(tag, inner, resolve, depth, counter):
 
         return collections.OrderedDict(pairs())
     if tag == "$defaultdict":
-        import builtins
         import collections
 
         factory, inner = inner
@@ -383,10 +383,10 @@ def _decode_tag(tag, inner, resolve, depth, counter):
 
 def rebuildable(klass):
     """A plain class (no builtin base but object): its instance is its attributes."""
-    import builtins
+    return isinstance(klass, type) and all(base is object or id(base) not in _BUILTIN_TYPES for base in klass.__mro__)
 
-    kinds = {id(v) for v in vars(builtins).values() if isinstance(v, type)}
-    return isinstance(klass, type) and all(base is object or id(base) not in kinds for base in klass.__mro__)
+
+_BUILTIN_TYPES = frozenset(id(v) for v in vars(builtins).values() if isinstance(v, type))  # once, not per value
 
 
 def attributes(obj):
