@@ -99,8 +99,8 @@ def test_every_openrlhf_command_line_we_print_is_accepted_by_its_real_parser(tmp
         texts.append(capsys.readouterr().out)
     cli_main(["export", "openrlhf", "--reward", "math", "-o", str(tmp_path / "reward_func.py")])
     texts.append(capsys.readouterr().out)
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    texts.append(readme[readme.index("## Reward server and OpenRLHF"):readme.index("## Trainers")])
+    page = (Path(__file__).resolve().parents[1] / "docs" / "trainers.md").read_text()
+    texts.append(page[page.index("## OpenRLHF"):page.index("## verl")])
     parser = openrlhf_parser()
     checked = 0
     for text in texts:

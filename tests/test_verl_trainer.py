@@ -1,7 +1,7 @@
 """The verl glue driven by verl 0.9.1's own code: its Hydra config, its loaders, its reward-loop worker.
 
 What is real: verl 0.9.1's packaged trainer config composed by Hydra's compose API with the
-overrides the README gives; ``get_custom_reward_fn`` / ``resolve_reward_manager_cls`` /
+overrides docs/trainers.md gives; ``get_custom_reward_fn`` / ``resolve_reward_manager_cls`` /
 ``load_reward_manager`` as 0.9.1's ``RewardLoopWorker`` calls them; ``RewardLoopWorker`` itself
 (its ``compute_score_batch`` validation path and its per-row ``compute_score`` streaming path);
 ``DataProto`` batches of left-padded prompts and right-padded responses; a real byte-level BPE
@@ -202,7 +202,7 @@ def manager_spec(path) -> str:
 
 @pytest.fixture(scope="module")
 def spec_file(tmp_path_factory):
-    """A reward spec written to a file: ``+...reward=/abs/spec.json``, as the README has users pass it."""
+    """A reward spec written to a file: ``+...reward=/abs/spec.json``, as docs/trainers.md has users pass it."""
     folder = tmp_path_factory.mktemp("specs")
 
     def write(spec) -> Path:
@@ -242,9 +242,10 @@ def test_top_level_custom_reward_function_is_what_0_9_1_ignores(tokenizer_dir):
     assert expected_verdicts(MATH, rows)[0].score == 1.0  # the reward the user asked for
 
 
-def test_readme_gives_only_keys_0_9_1_reads():
-    text = (REPO / "README.md").read_text()
-    section = text[text.index("**verl**"):text.index("## Judges")]
+def test_docs_give_only_keys_0_9_1_reads():
+    page = (REPO / "docs" / "trainers.md").read_text()
+    section = page[page.index("## verl"):]
+    text = "\n".join(path.read_text() for path in [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))])
     assert "reward.custom_reward_function.path=" in section
     assert "reward.reward_manager.source=importlib" in section and MANAGER in section
     assert "0.9.1" in section
