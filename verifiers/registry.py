@@ -38,7 +38,7 @@ BUILTINS: dict[str, str] = {
     "math": "math",
     "code": "code",
     "judge": "judge",
-    "brier": "calibration",
+    "brier": "calibration.brier",
     "format": "format",
     "overlong": "length",
     "cosine": "length",
