@@ -23,7 +23,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from rewardsmith.reward_models.local_judge import TransformersBackend
-from rewardsmith.verifiers.judge_backends import BackendError, Completion, GenParams, Messages
+from rewardsmith.verifiers.judge.backends import BackendError, Completion, GenParams, Messages
 
 
 class Batcher:

@@ -27,7 +27,7 @@ def main() -> None:
     from rewardsmith.reward_models.local_judge import TransformersBackend
     from rewardsmith.verifiers import Sample
     from rewardsmith.verifiers.judge import JudgeVerifier
-    from rewardsmith.verifiers.judge_backends import OpenAIBackend
+    from rewardsmith.verifiers.judge.backends import OpenAIBackend
 
     start = time.perf_counter()
     local = TransformersBackend(max_batch=args.max_batch)

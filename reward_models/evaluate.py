@@ -135,7 +135,7 @@ def final_answer(row: Any, example: Point) -> str | None:
         extracted = ((row.get("verdict") or {}).get("details") or {}).get("extracted")
         if isinstance(extracted, str):
             return _normal(extracted)
-    from rewardsmith.verifiers.math_extract import extract_answer
+    from rewardsmith.verifiers.math.extract import extract_answer
 
     try:
         found = extract_answer(_text(example.completion))

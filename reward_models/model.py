@@ -34,7 +34,7 @@ def resolve(name: str) -> str:
     """A model name as ``from_pretrained`` takes it (an alias becomes its local directory)."""
     if name == "smollm2":
         from rewardsmith.reward_models.loading import smollm2_model_dir
-        from rewardsmith.verifiers.judge_backends import BackendError
+        from rewardsmith.verifiers.judge.backends import BackendError
 
         try:
             return smollm2_model_dir()

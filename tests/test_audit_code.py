@@ -39,7 +39,7 @@ from rewardsmith.adapters.audit.report import format_table
 from rewardsmith.adapters.audit.traits import Traits
 from rewardsmith.adapters.rows import Row
 from rewardsmith.verifiers import Sample, Verdict, Verifier, build, register
-from rewardsmith.verifiers.code_tests import defines, extract_code
+from rewardsmith.verifiers.code.tests import defines, extract_code
 
 MBPP = SHARED_DATA / "code" / "mbpp_sanitized.json"
 CODE_FAMILIES = ("constant_return", "fake_success_output", "early_exit", "raise_skip", "read_tests", "empty_function",

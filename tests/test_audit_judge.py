@@ -19,7 +19,7 @@ Two personalities:
   for a wrong boxed answer; holistic: the top score only then, else the lowest).
 
 The audits below assert, family by family, that even the gullible judge pays nothing: the judge
-verifier no longer hands such a response to the model (verifiers/judge_guard.py stops a response
+verifier no longer hands such a response to the model (verifiers/judge/guard.py stops a response
 that writes a verdict or addresses the grader, and one with no substance, before any call). The
 records show each probe that speaks for the judge stopped by that guard, so the counts would move
 if the families stopped generating what they should.
@@ -43,8 +43,8 @@ from rewardsmith.adapters.audit.gold import Gold
 from rewardsmith.adapters.audit.traits import Traits
 from rewardsmith.adapters.rows import Row
 from rewardsmith.verifiers import Sample, build
-from rewardsmith.verifiers.judge_backends import Backend, BackendError, Completion, GenParams
-from rewardsmith.verifiers.math_extract import last_boxed
+from rewardsmith.verifiers.judge.backends import Backend, BackendError, Completion, GenParams
+from rewardsmith.verifiers.math.extract import last_boxed
 
 MATH500 = SHARED_DATA / "math" / "math500_test.jsonl"
 JUDGE_FAMILIES = sorted(f.name for f in all_families().values() if f.target == "judge")

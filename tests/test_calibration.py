@@ -23,7 +23,7 @@ from rewardsmith.adapters.calibrate import get_path
 from rewardsmith.adapters.cli import main
 from rewardsmith.verifiers import Sample, SpecError, Verdict, Verifier, build, register
 from rewardsmith.verifiers.calibration import brier_reward
-from rewardsmith.verifiers.confidence import (
+from rewardsmith.verifiers.calibration.confidence import (
     coerce_confidence,
     compile_patterns,
     extract_confidence,
@@ -288,8 +288,8 @@ def test_default_correctness_is_math_and_the_verifier_pickles():
 
 def test_importing_the_verifiers_and_the_cli_pulls_no_numpy_or_matplotlib():
     code = (
-        "import sys, rewardsmith.verifiers, rewardsmith.verifiers.calibration, rewardsmith.verifiers.confidence, "
-        "rewardsmith.adapters.cli, rewardsmith.adapters.calibrate\n"
+        "import sys, rewardsmith.verifiers, rewardsmith.verifiers.calibration, "
+        "rewardsmith.verifiers.calibration.confidence, rewardsmith.adapters.cli, rewardsmith.adapters.calibrate\n"
         "from rewardsmith.verifiers import available; available()\n"
         "bad = [m for m in ('numpy', 'matplotlib', 'sklearn') if m in sys.modules]\n"
         "assert not bad, bad"

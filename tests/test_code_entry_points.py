@@ -17,7 +17,7 @@ import pytest
 
 from rewardsmith.verifiers import Sample, build
 from rewardsmith.verifiers.code import CodeVerifier
-from rewardsmith.verifiers.code_names import entry_points, exported
+from rewardsmith.verifiers.code.names import entry_points, exported
 
 CHAT = [{"role": "user", "content": "Write the function described below."}]
 

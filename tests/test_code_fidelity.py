@@ -21,7 +21,7 @@ import pytest
 
 from rewardsmith.verifiers import Sample, build
 from rewardsmith.verifiers.code import CodeVerifier
-from rewardsmith.verifiers.code_wire import decode, encode
+from rewardsmith.verifiers.code.sandboxed.wire import decode, encode
 
 
 @pytest.fixture

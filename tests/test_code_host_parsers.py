@@ -17,7 +17,7 @@ import pytest
 
 from rewardsmith.sandbox.job import ExecResult
 from rewardsmith.verifiers.code import is_compile_error, parse_records, run_status
-from rewardsmith.verifiers.code_tests import check_output, extract_code
+from rewardsmith.verifiers.code.tests import check_output, extract_code
 
 CAP = 1 << 20  # what a job may return per stream (code.output_bytes, sandbox Limits.output_bytes)
 BUDGET_S = 5.0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from rewardsmith.verifiers.code_tests import check_output, values_equal
+from rewardsmith.verifiers.code.tests import check_output, values_equal
 
 
 @pytest.mark.parametrize(("actual", "expected"), [

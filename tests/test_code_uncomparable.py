@@ -12,7 +12,7 @@ import pytest
 
 from rewardsmith.verifiers import Sample, build
 from rewardsmith.verifiers.code import CodeVerifier
-from rewardsmith.verifiers.code_tests import short, values_equal
+from rewardsmith.verifiers.code.tests import short, values_equal
 
 
 @pytest.mark.parametrize(("actual", "expected"), [

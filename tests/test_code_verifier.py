@@ -19,9 +19,9 @@ from rewardsmith.sandbox.backend import get_backend
 from rewardsmith.sandbox.job import ExecResult, Job
 from rewardsmith.verifiers import Sample, SpecError, build
 from rewardsmith.verifiers.code import CodeVerifier, parse_records, score_tests
-from rewardsmith.verifiers.code_harness import prepare_script
-from rewardsmith.verifiers.code_tests import TestsError as BadTests  # a Test* name would look like a test class
-from rewardsmith.verifiers.code_tests import (
+from rewardsmith.verifiers.code.harness import prepare_script
+from rewardsmith.verifiers.code.tests import TestsError as BadTests  # a Test* name would look like a test class
+from rewardsmith.verifiers.code.tests import (
     assemble_code,
     check_output,
     extract_code,

@@ -12,7 +12,7 @@ import socket
 
 import pytest
 
-from rewardsmith.verifiers.code_wire import MAX_DEPTH, MAX_FRAME, Channel, WireError, decode, encode
+from rewardsmith.verifiers.code.sandboxed.wire import MAX_DEPTH, MAX_FRAME, Channel, WireError, decode, encode
 
 PLAIN = [
     None, True, False, 0, -7, 2**53, -(2**80), 10**5000, 1.5, float("inf"), float("-inf"), "text", "",

@@ -28,7 +28,7 @@ from rewardsmith.verifiers.judge import (
     parse_score,
     parse_winner,
 )
-from rewardsmith.verifiers.judge_backends import (
+from rewardsmith.verifiers.judge.backends import (
     Backend,
     BackendError,
     Completion,
@@ -36,8 +36,8 @@ from rewardsmith.verifiers.judge_backends import (
     OpenAIBackend,
     TokenLogprob,
 )
-from rewardsmith.verifiers.judge_cache import JudgeCache, cache_key
-from rewardsmith.verifiers.judge_rubric import Rubric, RubricError, RubricItem, parse_rubric
+from rewardsmith.verifiers.judge.cache import JudgeCache, cache_key
+from rewardsmith.verifiers.judge.rubric import Rubric, RubricError, RubricItem, parse_rubric
 from rewardsmith.verifiers.options import SpecError
 
 RUBRIC = {

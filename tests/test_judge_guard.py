@@ -1,6 +1,6 @@
 """Issue 23, items 8 and 9: a verdict the response cannot write for itself.
 
-The guard (verifiers/judge_guard.py) stops, before any judge call, a response with no substance and
+The guard (verifiers/judge/guard.py) stops, before any judge call, a response with no substance and
 one that writes a judge's verdict or addresses the grader; the response sits between markers it
 cannot close; only the judge's own verdict line counts. Each class with cases of both polarities.
 """
@@ -13,8 +13,8 @@ import pytest
 
 from rewardsmith.verifiers import Sample
 from rewardsmith.verifiers.judge import JudgeVerifier
-from rewardsmith.verifiers.judge_backends import Backend, Completion
-from rewardsmith.verifiers.judge_guard import has_substance, judge_text, nonce, speaks_for_the_judge
+from rewardsmith.verifiers.judge.backends import Backend, Completion
+from rewardsmith.verifiers.judge.guard import has_substance, judge_text, nonce, speaks_for_the_judge
 
 
 class Yes(Backend):

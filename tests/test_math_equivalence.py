@@ -20,9 +20,9 @@ from math_verify import verify as mv_verify
 
 from rewardsmith.verifiers import Sample, Verdict, build
 from rewardsmith.verifiers.math import MathVerifier
-from rewardsmith.verifiers.math_grade import equivalent
-from rewardsmith.verifiers.math_leniency import Leniency
-from rewardsmith.verifiers.math_parse import parse_answer
+from rewardsmith.verifiers.math.grade import equivalent
+from rewardsmith.verifiers.math.leniency import Leniency
+from rewardsmith.verifiers.math.parse import parse_answer
 from rewardsmith.verifiers.pool import shared_pool
 
 

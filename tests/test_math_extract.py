@@ -10,7 +10,7 @@ import pytest
 
 from rewardsmith.verifiers import Sample, Verdict
 from rewardsmith.verifiers.math import MathVerifier
-from rewardsmith.verifiers.math_extract import balanced_group, extract_answer, extract_gold, last_boxed
+from rewardsmith.verifiers.math.extract import balanced_group, extract_answer, extract_gold, last_boxed
 
 
 def grade(gold: str, completion: str, **options: object) -> Verdict:

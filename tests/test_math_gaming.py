@@ -19,10 +19,10 @@ import pytest
 
 from rewardsmith.verifiers import Sample, Verdict, build
 from rewardsmith.verifiers.math import GradeTask, MathVerifier
-from rewardsmith.verifiers.math_extract import extract_answer
-from rewardsmith.verifiers.math_grade import equivalent
-from rewardsmith.verifiers.math_leniency import Leniency
-from rewardsmith.verifiers.math_parse import parse_answer
+from rewardsmith.verifiers.math.extract import extract_answer
+from rewardsmith.verifiers.math.grade import equivalent
+from rewardsmith.verifiers.math.leniency import Leniency
+from rewardsmith.verifiers.math.parse import parse_answer
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -303,7 +303,7 @@ def test_nothing_a_completion_writes_is_an_error(completion: str) -> None:
 
 def test_an_exception_from_the_parser_scores_zero(monkeypatch: pytest.MonkeyPatch) -> None:
     """Whatever sympy raises on a completion's answer, the completion gets 0, not an error."""
-    import rewardsmith.verifiers.math_parse as math_parse
+    import rewardsmith.verifiers.math.parse as math_parse
 
     real = math_parse.parse_answer
 
@@ -322,7 +322,7 @@ def test_an_exception_from_the_parser_scores_zero(monkeypatch: pytest.MonkeyPatc
 
 
 def test_an_exception_while_comparing_scores_zero(monkeypatch: pytest.MonkeyPatch) -> None:
-    import rewardsmith.verifiers.math_grade as math_grade
+    import rewardsmith.verifiers.math.grade as math_grade
 
     def compare(*_: Any) -> bool:
         raise TypeError("cannot determine truth value of Relational")
@@ -519,7 +519,7 @@ def test_blind_free_form_pairs_recall_and_false_positives() -> None:
     """People-style labels for olympiad answers: no false positive, recall well above plain math-verify."""
     leniency = Leniency()
     rows = _rows("math_freeform_pairs.jsonl")
-    from rewardsmith.verifiers.math_extract import extract_gold
+    from rewardsmith.verifiers.math.extract import extract_gold
 
     said = [equivalent(parse_answer(extract_gold(r["gold"]), leniency), parse_answer(r["answer"], leniency), leniency)
             for r in rows]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from rewardsmith.verifiers import Sample, build
-from rewardsmith.verifiers.math_extract import visible_text
-from rewardsmith.verifiers.math_markup import shown
+from rewardsmith.verifiers.math.extract import visible_text
+from rewardsmith.verifiers.math.markup import shown
 
 MATH = build({"type": "math", "workers": 0})
 

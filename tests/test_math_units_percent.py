@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from rewardsmith.verifiers import Sample, build
-from rewardsmith.verifiers.math_prompt import read_prompt
-from rewardsmith.verifiers.math_units import unit_key
+from rewardsmith.verifiers.math.prompt import read_prompt
+from rewardsmith.verifiers.math.units import unit_key
 
 MATH = build({"type": "math", "workers": 0})
 

@@ -40,7 +40,7 @@ def _uids(backend) -> bool:
     return os.getuid() == 0
 
 
-# The judge opens a subdirectory to the candidate (as code_judge does with tmp_path), writes an
+# The judge opens a subdirectory to the candidate (as code/sandboxed/judge.py does with tmp_path), writes an
 # input there, tells the candidate where it is, and reads back what the candidate wrote.
 HONEST_JUDGE = (
     "import json, os, socket\n"

@@ -275,7 +275,7 @@ def test_grpo_trainer_runs_with_our_rewards(tmp_path):
     from trl import GRPOConfig, GRPOTrainer
 
     from rewardsmith.reward_models.loading import smollm2_model_dir
-    from rewardsmith.verifiers.judge_backends import BackendError
+    from rewardsmith.verifiers.judge.backends import BackendError
 
     try:
         model_dir = smollm2_model_dir()  # converted once, cached under ~/.cache/rewardsmith
@@ -337,7 +337,7 @@ def test_grpo_trainer_total_reward_is_the_specs(tmp_path, kind):
     from trl import GRPOConfig, GRPOTrainer
 
     from rewardsmith.reward_models.loading import smollm2_model_dir
-    from rewardsmith.verifiers.judge_backends import BackendError
+    from rewardsmith.verifiers.judge.backends import BackendError
 
     try:
         model_dir = smollm2_model_dir()

@@ -33,12 +33,15 @@ __all__ = ["BUILTINS", "ENTRY_POINT_GROUP", "SpecError", "available", "build", "
 ENTRY_POINT_GROUP = "rewardsmith.verifiers"
 Factory = Callable[..., Verifier]
 
-# Each built-in name and the module (under rewardsmith.verifiers) whose import registers it.
+# Each built-in name and the module (under rewardsmith.verifiers) that defines its factory: importing
+# it registers the name, and register() checks the factory's __module__ is exactly this one, so a
+# name leads to its code in one hop (a family package's __init__ holds its verifier: "math" is
+# math/__init__.py; "brier" is calibration/brier.py). tests/test_registry_layout.py holds the table.
 BUILTINS: dict[str, str] = {
     "math": "math",
     "code": "code",
     "judge": "judge",
-    "brier": "calibration",
+    "brier": "calibration.brier",
     "format": "format",
     "overlong": "length",
     "cosine": "length",

@@ -28,7 +28,7 @@ from typing import Any
 
 from rewardsmith.adapters.audit.family import AuditRow, Probe, family
 from rewardsmith.adapters.audit.traits import Traits
-from rewardsmith.verifiers.code_tests import (
+from rewardsmith.verifiers.code.tests import (
     CHECKERS,
     TestsError,
     check_float,

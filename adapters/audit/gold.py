@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from rewardsmith.verifiers.math_extract import extract_gold
+from rewardsmith.verifiers.math.extract import extract_gold
 
 GoldKind = str  # number, letter, tuple, interval, set, list, expression, other
 

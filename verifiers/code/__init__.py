@@ -5,14 +5,14 @@ Fields read (names configurable): ``tests`` (``tests_field``), ``entry_point``, 
 pytest file, when there is no ``tests``), and the prompt (prepended for HumanEval-style
 completions that continue the prompt's function body).
 
-Test forms (see :func:`~rewardsmith.verifiers.code_tests.normalize_tests`): assert scripts
+Test forms (see :func:`~rewardsmith.verifiers.code.tests.normalize_tests`): assert scripts
 (HumanEval ``check(candidate)``, MBPP ``test_list``), function-call cases, stdin/stdout
 cases (one fresh process per case, compared on the host with a named checker or a custom
 checker program), and pytest files. Assert scripts, function calls and pytest files run as
 ONE judged sandbox job per sample: the tests run in a judge process of another user and
 call the solution, loaded in the candidate's process, over a socket in plain data (see
-:mod:`~rewardsmith.verifiers.code_harness`); function-call results are compared here, on
-the host, strictly (:func:`~rewardsmith.verifiers.code_tests.values_equal`). The batch path
+:mod:`~rewardsmith.verifiers.code.harness`); function-call results are compared here, on
+the host, strictly (:func:`~rewardsmith.verifiers.code.tests.values_equal`). The batch path
 sends every job of every sample to the backend's ``run_batch`` at once; only compiled
 languages and custom checkers need a second (and third) round.
 
@@ -40,9 +40,10 @@ from typing import Annotated, Any, Literal
 
 from rewardsmith.sandbox.job import ExecResult, Job, Peer
 from rewardsmith.sandbox.limits import Limits
-from rewardsmith.verifiers import code_names
-from rewardsmith.verifiers.code_harness import candidate_program, judge_program, prepare_pytest, prepare_script
-from rewardsmith.verifiers.code_tests import (
+from rewardsmith.verifiers.code import names as code_names
+from rewardsmith.verifiers.code.harness import candidate_program, judge_program, prepare_pytest, prepare_script
+from rewardsmith.verifiers.code.sandboxed.wire import WireError, decode, encode
+from rewardsmith.verifiers.code.tests import (
     CHECKERS,
     TestsError,
     TestSuite,
@@ -56,7 +57,6 @@ from rewardsmith.verifiers.code_tests import (
     values_equal,
     with_prelude,
 )
-from rewardsmith.verifiers.code_wire import WireError, decode, encode
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
 from rewardsmith.verifiers.options import Pattern, Range, declare, option
 from rewardsmith.verifiers.registry import register

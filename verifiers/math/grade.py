@@ -37,10 +37,10 @@ from sympy import FiniteSet, Interval, Set, Tuple, Union
 from sympy.core.relational import Relational
 from sympy.matrices import MatrixBase
 
-from rewardsmith.verifiers.math_leniency import Leniency
-from rewardsmith.verifiers.math_parse import Name, Parsed, choice_letter, normalize_text, relation_set
-from rewardsmith.verifiers.math_prompt import NOTHING_ASKED, Asked
-from rewardsmith.verifiers.math_units import unit_dimension, unit_key
+from rewardsmith.verifiers.math.leniency import Leniency
+from rewardsmith.verifiers.math.parse import Name, Parsed, choice_letter, normalize_text, relation_set
+from rewardsmith.verifiers.math.prompt import NOTHING_ASKED, Asked
+from rewardsmith.verifiers.math.units import unit_dimension, unit_key
 
 _DIGITS = 50  # precision of numeric identity tests
 _ZERO = sympy.Float(10) ** -200  # relative difference of two exact values that are one (evalf reports any real gap)

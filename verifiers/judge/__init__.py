@@ -1,7 +1,12 @@
-"""LLM-as-a-judge rewards (``judge``) and rule-then-judge cascades (``cascade``).
+"""The ``judge`` verifier (LLM-as-a-judge rewards) and the parsers of what a judge answers.
+
+Rule-then-judge cascades (``cascade``) are not here: they are compositions, in
+:mod:`~rewardsmith.verifiers.compose`. Backends, rubrics, the cache and the guard are the
+modules beside this one (:mod:`~rewardsmith.verifiers.judge.backends`, ``.rubric``,
+``.cache``, ``.guard``).
 
 Fields read: ``rubric`` (``rubric_field``; a dict, list or JSON string, see
-:mod:`~rewardsmith.verifiers.judge_rubric`; or ``rubric`` in the spec), ``reference``
+:mod:`~rewardsmith.verifiers.judge.rubric`; or ``rubric`` in the spec), ``reference``
 (``reference_field``: the other response in ``pairwise`` mode, an optional reference answer
 elsewhere) and ``answer`` (``answer_field``: the gold answer in ``reference`` mode).
 
@@ -36,7 +41,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
-from rewardsmith.verifiers.judge_backends import (
+from rewardsmith.verifiers.judge.backends import (
     LAZY_BACKENDS,
     Backend,
     BackendError,
@@ -46,9 +51,9 @@ from rewardsmith.verifiers.judge_backends import (
     OpenAIBackend,
     build_backend,
 )
-from rewardsmith.verifiers.judge_cache import JudgeCache, cache_key
-from rewardsmith.verifiers.judge_guard import has_substance, judge_text, nonce, speaks_for_the_judge
-from rewardsmith.verifiers.judge_rubric import Rubric, RubricError, parse_rubric
+from rewardsmith.verifiers.judge.cache import JudgeCache, cache_key
+from rewardsmith.verifiers.judge.guard import has_substance, judge_text, nonce, speaks_for_the_judge
+from rewardsmith.verifiers.judge.rubric import Rubric, RubricError, parse_rubric
 from rewardsmith.verifiers.options import (
     Range,
     SpecError,
@@ -255,7 +260,7 @@ def _reading(parse: Callable[[str], Any], marker: str) -> Callable[[Completion],
 
 
 def _unjudged(feedback: str, mode: str, **details: Any) -> Verdict:
-    """0 without asking the judge (see :mod:`~rewardsmith.verifiers.judge_guard`)."""
+    """0 without asking the judge (see :mod:`~rewardsmith.verifiers.judge.guard`)."""
     return Verdict(score=0.0, correct=False, status="ok", feedback=feedback, details={"mode": mode, **details})
 
 

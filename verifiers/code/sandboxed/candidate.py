@@ -1,9 +1,9 @@
 """The candidate's side of a judged run: load the solution, answer the judge's requests.
 
-Runs in the sandbox as ``python3 -I -c <code_wire source + this source>``, as the
+Runs in the sandbox as ``python3 -I -c <wire.py source + this source>``, as the
 candidate's user, with the judge's socket on file descriptor 3. Nothing here is trusted:
 the candidate's code runs in this process and may rewrite any of it. That is fine by
-design: all this side can do is send plain data (see :mod:`code_wire`), and the judge
+design: all this side can do is send plain data (see ``wire.py``), and the judge
 decides what the data means.
 
 Two processes: this one (the *keeper*) never runs candidate code; it forks a *worker*
@@ -21,7 +21,7 @@ import signal
 import socket
 import sys
 
-from rewardsmith.verifiers.code_wire import Channel, WireError, attributes, decode, encode  # sandbox: inlined
+from .wire import Channel, WireError, attributes, decode, encode  # sandbox: inlined
 
 EXCERPT = 400
 

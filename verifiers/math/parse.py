@@ -32,9 +32,9 @@ from typing import Any
 
 import sympy
 
-from rewardsmith.verifiers.math_leniency import Leniency
-from rewardsmith.verifiers.math_markup import shown
-from rewardsmith.verifiers.math_units import UNIT_PREFIXES, is_count_noun, is_unit, words
+from rewardsmith.verifiers.math.leniency import Leniency
+from rewardsmith.verifiers.math.markup import shown
+from rewardsmith.verifiers.math.units import UNIT_PREFIXES, is_count_noun, is_unit, words
 
 MAX_SPAN_CHARS = 1500  # an answer longer than this is not an answer (and would be slow to parse)
 MAX_DIGITS = 100_000  # a number with more digits than this is refused before sympy builds it

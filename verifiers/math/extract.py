@@ -35,8 +35,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 
-from rewardsmith.verifiers.math_prompt import NOTHING_ASKED, Asked, number_value
-from rewardsmith.verifiers.math_units import changes_value, words
+from rewardsmith.verifiers.math.prompt import NOTHING_ASKED, Asked, number_value
+from rewardsmith.verifiers.math.units import changes_value, words
 
 METHODS = ("answer_tag", "boxed", "phrase", "gsm8k", "conclusion", "last_number")
 DEFAULT_METHODS = METHODS[:-1]  # the last-number fallback is opt-in: a number the text mentions is not an answer

@@ -15,9 +15,9 @@ Options:
     its own ``verify_batch`` on the whole batch (so ``math`` keeps its worker pool).
 ``confidence_field`` (default none): read q from this dataset field (a number in [0, 1]
     or a string such as ``"80%"``) instead of from the completion.
-``patterns`` (default: :data:`~rewardsmith.verifiers.confidence.DEFAULT_PATTERNS`):
+``patterns`` (default: :data:`~rewardsmith.verifiers.calibration.confidence.DEFAULT_PATTERNS`):
     regular expressions for the confidence in the completion; see
-    :mod:`rewardsmith.verifiers.confidence` for the rules (``<confidence>0.8</confidence>``,
+    :mod:`rewardsmith.verifiers.calibration.confidence` for the rules (``<confidence>0.8</confidence>``,
     "Confidence: 80%", "confidence: 0.8", "I am 80% confident"; percentages divided by 100;
     a value outside [0, 1] counts as no confidence).
 ``strip_confidence`` (default ``true``): the correctness verifier sees the completion with
@@ -45,7 +45,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Annotated, Any
 
-from rewardsmith.verifiers.confidence import (
+from rewardsmith.verifiers.calibration.confidence import (
     ConfidenceMatch,
     coerce_confidence,
     compile_patterns,

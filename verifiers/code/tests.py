@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
-from rewardsmith.verifiers.code_wire import TAGS, decode
+from rewardsmith.verifiers.code.sandboxed.wire import TAGS, decode
 
 Form = Literal["script", "call", "stdio", "pytest"]
 CHECKERS = ("exact", "whitespace", "float", "tokens_ci")

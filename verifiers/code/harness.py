@@ -1,36 +1,41 @@
 """The code verifier's judged runs, host side: the two sandbox programs and the tests' plan.
 
 A judged run is one sandbox job of two processes (see :class:`rewardsmith.sandbox.Peer`):
-the *candidate* (:mod:`code_candidate`) loads the solution and answers requests; the
-*judge* (:mod:`code_judge`) runs the tests, as another user, in a directory the candidate
-cannot read, and talks to the candidate only in plain data (:mod:`code_wire`). Both are
-handed to ``python3 -c`` as source, so no harness file exists for anyone to rewrite.
+the *candidate* (:mod:`~rewardsmith.verifiers.code.sandboxed.candidate`) loads the solution and
+answers requests; the *judge* (:mod:`~rewardsmith.verifiers.code.sandboxed.judge`) runs the tests,
+as another user, in a directory the candidate cannot read, and talks to the candidate only in
+plain data (:mod:`~rewardsmith.verifiers.code.sandboxed.wire`). Both are handed to ``python3 -c``
+as source (standard library only, the package ``sandboxed/``), so no harness file exists for
+anyone to rewrite.
 
 Here, on the host, the tests are prepared once per distinct test code (GRPO repeats it):
 each top-level statement that asserts something becomes one test with its own time limit
-and record. Which of the solution's names the tests see is decided in :mod:`code_names`.
+and record. Which of the solution's names the tests see is decided in :mod:`~rewardsmith.verifiers.code.names`.
 """
 
 import functools
 from pathlib import Path
 
-_HERE = Path(__file__).parent
+_SANDBOXED = Path(__file__).with_name("sandboxed")
 _INLINED = "# sandbox: inlined"
 
 
 def sandbox_source(*modules: str) -> str:
-    """The text of ``modules`` (file names beside this one) as one program, their imports of
-    each other removed (the sandbox has no rewardsmith package; they are marked ``# sandbox: inlined``)."""
+    """The text of ``modules`` (file names in ``sandboxed/``) as one program, their imports of
+    each other removed: the sandbox has no rewardsmith package, so each such import is a relative
+    one (``from .wire import ...``) marked ``# sandbox: inlined``, and the program gets the
+    sibling's text in front instead."""
     import ast
 
     parts = []
     for name in modules:
-        text = (_HERE / name).read_text(encoding="utf-8")
+        text = (_SANDBOXED / name).read_text(encoding="utf-8")
         lines = text.splitlines()
         for node in ast.parse(text).body:
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rewardsmith."):
-                if _INLINED not in lines[node.lineno - 1]:
-                    raise ValueError(f"{name} line {node.lineno}: a rewardsmith import not marked {_INLINED!r}")
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("rewardsmith.")):
+                if not node.level or _INLINED not in lines[node.lineno - 1]:
+                    raise ValueError(f"{name} line {node.lineno}: an import of rewardsmith, or of a sibling "
+                                     f"not relative and marked {_INLINED!r}")
                 for k in range(node.lineno - 1, node.end_lineno or node.lineno):
                     lines[k] = ""
         parts.append("\n".join(lines))
@@ -65,13 +70,13 @@ def bootstrap(source: str, name: str) -> str:
 @functools.cache
 def judge_program() -> str:
     """The judge's ``-c`` program, built on first use (not at import: ``build()`` imports every verifier)."""
-    return bootstrap(sandbox_source("code_wire.py", "code_judge.py"), "<judge>")
+    return bootstrap(sandbox_source("wire.py", "judge.py"), "<judge>")
 
 
 @functools.cache
 def candidate_program() -> str:
     """The candidate's ``-c`` program, built on first use."""
-    return bootstrap(sandbox_source("code_wire.py", "code_candidate.py"), "<candidate>")
+    return bootstrap(sandbox_source("wire.py", "candidate.py"), "<candidate>")
 
 
 def prepare_script(tests: str, entry_point: str | None = None) -> dict:

@@ -28,7 +28,7 @@ class Leniency:
       ``18 dollars``, ``5kg``, ``60 km/h``) unless the gold carries another unit or the question asks
       for another (``3 mm`` never answers ``3 m``, nor ``4 seconds`` "how many minutes"); off, they are
       parsed as part of the answer. Only words on
-      the list in :mod:`~rewardsmith.verifiers.math_units` are units: ``5 thousand``, ``2 dozen``,
+      the list in :mod:`~rewardsmith.verifiers.math.units` are units: ``5 thousand``, ``2 dozen``,
       ``5 squared`` and ``6 tens`` keep their word, and ``5xy``, ``2 pi`` and ``3\\mathrm{i}`` their
       letters. A plain plural count noun names what is counted and is dropped too (``6 marbles``,
       ``310 legs``). A currency sign (``\\$18``) is dropped with either setting.

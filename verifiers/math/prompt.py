@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from rewardsmith.verifiers.math_units import UNIT_NAMES, unit_key
+from rewardsmith.verifiers.math.units import UNIT_NAMES, unit_key
 
 _UNIT_FORMS = sorted((form for form in UNIT_NAMES if len(form) >= 3), key=len, reverse=True)
 # "how many minutes", "how much money, in dollars", "in centimeters?", "number of hours", "express … in kg".
@@ -43,7 +43,7 @@ _MAX_NUMBERS = 64
 
 @dataclass(frozen=True)
 class Asked:
-    """What a prompt asks for. ``unit``: a :func:`~rewardsmith.verifiers.math_units.unit_key` or None;
+    """What a prompt asks for. ``unit``: a :func:`~rewardsmith.verifiers.math.units.unit_key` or None;
     ``percent``: the question asks for a percentage; ``numbers``: the values the prompt gives; ``names``:
     the variables of a tuple the question asks for, in its order."""
 

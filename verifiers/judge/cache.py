@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.verifiers.judge_backends import cache_root
+from rewardsmith.verifiers.judge.backends import cache_root
 
 
 def cache_key(backend: dict[str, Any], messages: Any, rubric: Any, params: dict[str, Any]) -> str:

@@ -1,9 +1,9 @@
 """The judge: runs the tests in a process the candidate's code never runs in.
 
-Runs in the sandbox as ``python3 -I -c <code_wire source + this source>``, as a user other
+Runs in the sandbox as ``python3 -I -c <wire.py source + this source>``, as a user other
 than the candidate's, in a directory the candidate cannot read, with the payload (tests,
 limits, a nonce) on stdin and a socket to the candidate's keeper on file descriptor 3
-(see :mod:`code_candidate`). Results leave as ``RESULT <nonce> <json>`` lines on stdout.
+(see ``candidate.py``). Results leave as ``RESULT <nonce> <json>`` lines on stdout.
 
 The tests see the candidate only through stand-ins: a function of the solution is a
 :class:`Remote` whose call sends the arguments as plain data and builds the judge's own
@@ -23,7 +23,7 @@ compared (it stays in the candidate's process; comparing it fails the test with
 * every test has its own time limit; a test that runs out (or a candidate that dies) gets
   a fresh worker for the next test, with the solution loaded again;
 * the tests' names are the tests': the solution gives them only its entry points (chosen on
-  the host, see ``code_names``); a value of one of the task's classes (set-up, prelude) is
+  the host, see ``code/names.py``); a value of one of the task's classes (set-up, prelude) is
   rebuilt here as that class; a function of the tests the solution holds is called back here;
 * in a pytest run, what the solution prints is written to this process's stdout/stderr
   during the test (``capsys`` reads it), and ``monkeypatch.setattr(solution, ...)`` changes
@@ -38,7 +38,7 @@ import socket
 import sys
 import time
 
-from rewardsmith.verifiers.code_wire import (  # sandbox: inlined
+from .wire import (  # sandbox: inlined
     FRAME,
     Channel,
     WireError,
@@ -614,7 +614,7 @@ class Judge:
             with contextlib.suppress(UnsupportedValue):
                 ns[name] = own_module(name)
         defined = self.load(count)
-        # The solution's entry points (chosen on the host, see code_names) and nothing else:
+        # The solution's entry points (chosen on the host, see code/names.py) and nothing else:
         # every other name the tests use is the set-up's, the prelude's, a builtin, or missing.
         for name in self.entry_points:
             if name not in defined or name in RESERVED:

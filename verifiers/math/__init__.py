@@ -4,11 +4,11 @@ Fields read: ``answer`` (configurable with ``answer_field``): the gold answer as
 bare string (``1/3``, ``\\frac13``, ``x=2``, ``$\\pi/2$``, ``#### 18``, ``(B)``), or in
 several pieces (``$8$, $4$``), which are read as one multi-part answer.
 
-Extraction (:mod:`~rewardsmith.verifiers.math_extract`) finds every statement of the final
-answer outside reasoning blocks; parsing (:mod:`~rewardsmith.verifiers.math_parse`) turns
-each into a structured answer; grading (:mod:`~rewardsmith.verifiers.math_grade`) reads
+Extraction (:mod:`~rewardsmith.verifiers.math.extract`) finds every statement of the final
+answer outside reasoning blocks; parsing (:mod:`~rewardsmith.verifiers.math.parse`) turns
+each into a structured answer; grading (:mod:`~rewardsmith.verifiers.math.grade`) reads
 several different statements as one multi-valued answer (so a hedge earns nothing) and
-compares under the leniency switches (:mod:`~rewardsmith.verifiers.math_leniency`).
+compares under the leniency switches (:mod:`~rewardsmith.verifiers.math.leniency`).
 
 A wrong answer's ``details["certain"]`` says the rule compared two machine-checkable values (or
 read a hedge), so its "no" needs no judge; a cascade sends only the other negatives on.
@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
-from rewardsmith.verifiers.math_extract import (
+from rewardsmith.verifiers.math.extract import (
     DEFAULT_METHODS,
     MAX_STATEMENTS,
     METHODS,
@@ -40,13 +40,13 @@ from rewardsmith.verifiers.math_extract import (
     extract_answer,
     extract_gold,
 )
-from rewardsmith.verifiers.math_leniency import Leniency
-from rewardsmith.verifiers.math_prompt import NOTHING_ASKED, Asked, read_prompt
+from rewardsmith.verifiers.math.leniency import Leniency
+from rewardsmith.verifiers.math.prompt import NOTHING_ASKED, Asked, read_prompt
 from rewardsmith.verifiers.options import Range, declare, option
 from rewardsmith.verifiers.registry import register
 
 if TYPE_CHECKING:
-    from rewardsmith.verifiers.math_parse import Parsed
+    from rewardsmith.verifiers.math.parse import Parsed
 
 _SHOWN = 200  # characters of an answer kept in details
 
@@ -64,7 +64,7 @@ class GradeTask:
     methods: tuple[str, ...]
     # What a pool worker imports as soon as it starts, before any batch arrives.
     preload: ClassVar[tuple[str, ...]] = (
-        "math_verify", "rewardsmith.verifiers.math_parse", "rewardsmith.verifiers.math_grade",
+        "math_verify", "rewardsmith.verifiers.math.parse", "rewardsmith.verifiers.math.grade",
     )
 
     def warm_up(self) -> None:
@@ -72,8 +72,8 @@ class GradeTask:
         self(("x^2 + \\frac{1}{2}", "\\boxed{\\left(x^{2} + 0.5\\right)}"))
 
     def __call__(self, item: tuple[str, str] | tuple[str, str, Asked]) -> Verdict:
-        from rewardsmith.verifiers.math_grade import combine_statements
-        from rewardsmith.verifiers.math_parse import parse_answer
+        from rewardsmith.verifiers.math.grade import combine_statements
+        from rewardsmith.verifiers.math.parse import parse_answer
 
         _quiet_math_verify()
         start = time.perf_counter()
@@ -114,7 +114,7 @@ class GradeTask:
                details: dict[str, Any], asked: Asked) -> Verdict:
         """Status precedence: a match is a match; then a bad gold (the row's fault, not the
         completion's) before a missing or unparseable answer."""
-        from rewardsmith.verifiers.math_grade import equivalent
+        from rewardsmith.verifiers.math.grade import equivalent
 
         if found is not None and pred is not None:
             try:
@@ -172,7 +172,7 @@ def _quiet_math_verify() -> None:
     math_verify.parser.TIMEOUT_WARNING_SHOWN = True
 
 
-Method = Literal[METHODS]  # type: ignore[valid-type]  # the forms of math_extract.METHODS
+Method = Literal[METHODS]  # type: ignore[valid-type]  # the forms of extract.METHODS
 
 
 @register("math")
@@ -190,7 +190,7 @@ class MathVerifier(Verifier):
     (off by default: a number a completion mentions, denies or copies from the prompt is not an
     answer it commits to; even on, it never takes a prompt's number or one in a question, a
     negation, a condition or an "a or b" choice).
-    ``leniency``: see :class:`~rewardsmith.verifiers.math_leniency.Leniency`.
+    ``leniency``: see :class:`~rewardsmith.verifiers.math.leniency.Leniency`.
     """
 
     name = "math"
