@@ -4,7 +4,7 @@ in one hop, to the module that defines its factory.
 For every entry of ``BUILTINS``: the module imports, importing it (in a fresh interpreter, where
 nothing registered the name before) registers the name, and the registered factory's
 ``__module__`` is exactly that module. And the names there are are the ones documented: what
-``available()`` and ``rewardsmith verifiers`` list is the README's set, no more, no less.
+``available()`` and ``rewardsmith verifiers`` list is the documented set (docs/reward-specs.md), no more, no less.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from conftest import REPO
 
 from rewardsmith.verifiers.registry import BUILTINS, ENTRY_POINT_GROUP, get_factory
 
-# The README's table of verifiers ("| type | what | options |") and its "Serving: `orm` and `prm`" section.
+# The table of verifiers in docs/reward-specs.md ("| type | what | options |") and its "Serving: `orm` and `prm`" section.
 DOCUMENTED = {"math", "code", "brier", "judge", "cascade", "format", "overlong", "cosine", "repetition",
               "weighted", "min", "max", "gate", "route", "orm", "prm"}
 
@@ -62,12 +62,12 @@ def _plugins() -> set[str]:
     return {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-def test_the_documented_verifiers_are_the_readme_s():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    tables = re.findall(r"^\| type \| what \| options \|\n\| --- \| --- \| --- \|\n((?:\|.*\n)+)", readme, re.M)
+def test_the_documented_verifiers_are_the_docs_s():
+    specs = (REPO / "docs" / "reward-specs.md").read_text(encoding="utf-8")
+    tables = re.findall(r"^\| type \| what \| options \|\n\| --- \| --- \| --- \|\n((?:\|.*\n)+)", specs, re.M)
     in_tables = {name for table in tables for row in table.splitlines()
                  for name in re.findall(r"`([a-z_]+)`", row.split("|")[1])}
-    assert "### Serving: `orm` and `prm` verifiers" in readme
+    assert "## Serving: `orm` and `prm` verifiers" in (REPO / "docs" / "reward-models.md").read_text(encoding="utf-8")
     assert in_tables | {"orm", "prm"} == DOCUMENTED
 
 

@@ -5,7 +5,7 @@ the spec. Parsing is strict about shape and lenient about spelling (``text``/``c
 ``description``), because rubric datasets disagree on key names but a silently empty rubric
 would score every completion 0.
 
-Checklist score (documented in the README and pinned by tests)::
+Checklist score (documented in docs/verifiers/judge.md and pinned by tests)::
 
     score = clip( Σ weight(item) over met items  /  Σ weight(item) over items with weight > 0 , 0, 1 )
 
