@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from rewardsmith.verifiers import RewardsmithError
+
 PARQUET_SUFFIXES = (".parquet", ".pq")
 STDIN = "-"
 # Parquet files this package writes list, in their schema metadata, the (dotted) columns that
@@ -46,7 +48,7 @@ SAMPLES, SAMPLE_SIZE = 16, 64 << 10
 FINGERPRINT_METHOD = "sha256: size + whole file up to 64 MiB, else first and last MiB + 16 blocks of 64 KiB"
 
 
-class InputError(ValueError):
+class InputError(RewardsmithError, ValueError):
     """The input cannot be read as rows; the message says what would work."""
 
 

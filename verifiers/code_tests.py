@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
+from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.verifiers.code_wire import TAGS, decode
 
 Form = Literal["script", "call", "stdio", "pytest"]
@@ -32,7 +33,7 @@ LANGUAGE_TAGS = {
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.M | re.S)
 
 
-class TestsError(ValueError):
+class TestsError(RewardsmithError, ValueError):
     """The sample's tests are missing or cannot be understood (an ``invalid_input`` row)."""
 
 

@@ -23,12 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.sandbox.errors import RewardsmithError
+
 Messages = list[dict[str, Any]]
 
 DEFAULT_LOCAL_MODEL = "smollm2"
 
 
-class BackendError(RuntimeError):
+class BackendError(RewardsmithError, RuntimeError):
     """The judge backend could not answer (down, timeout, repeated server errors)."""
 
 

@@ -54,12 +54,13 @@ from rewardsmith.reward_models.checkpoint import (
     trainable_weights,
     write_checkpoint,
 )
+from rewardsmith.verifiers import RewardsmithError
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
 
 Log = Callable[[str], None]
 
 
-class RewardOutage(RuntimeError):
+class RewardOutage(RewardsmithError, RuntimeError):
     """Every completion of a step came back ``status=error``: the reward is down, not the policy."""
 
 
