@@ -56,6 +56,7 @@ from rewardsmith.adapters.provenance import (
 from rewardsmith.adapters.rows import Row, Source, open_source
 from rewardsmith.verifiers import Sample, Verdict, Verifier, build
 from rewardsmith.verifiers.core import COMPLETION_ERROR
+from rewardsmith.verifiers.judge_backends import BackendError
 from rewardsmith.verifiers.registry import load_spec
 
 __all__ = ["Interrupted", "Job", "OutputClosed", "ResumeError", "Summary", "format_summary", "run_job", "score_file"]
@@ -78,10 +79,6 @@ class Interrupted(Exception):
 
 class OutputClosed(Exception):
     """The reader of a stream output went away (``rewardsmith score ... -o - | head``)."""
-
-
-class BackendError(RuntimeError):
-    """A scorer's backend failed for good (an actor that keeps dying); the job adds where it stopped."""
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,8 @@ DEFAULT_LOCAL_MODEL = "smollm2"
 
 
 class BackendError(RewardsmithError, RuntimeError):
-    """The judge backend could not answer (down, timeout, repeated server errors)."""
+    """A backend could not answer (down, timeout, repeated server errors): a judge's backend, or a
+    scoring job's (Ray actors that keep dying; the job adds where it stopped)."""
 
 
 @dataclass(frozen=True)
