@@ -19,7 +19,7 @@ PUBLIC_ERRORS = [
     ("rewardsmith.verifiers.judge_rubric", "RubricError", ValueError),
     ("rewardsmith.verifiers.judge", "ParseError", ValueError),
     ("rewardsmith.verifiers.judge_backends", "BackendError", RuntimeError),
-    ("rewardsmith.reward_models.model", "ModelLoadError", RuntimeError),
+    ("rewardsmith.reward_models.loading", "ModelLoadError", RuntimeError),
     ("rewardsmith.reward_models.data", "DataError", ValueError),
     ("rewardsmith.reward_models.encoding", "TooLong", ValueError),
     ("rewardsmith.adapters.outputs", "OutputError", ValueError),
