@@ -204,15 +204,6 @@ def read_rows(path: str | Path, split: str | None = None) -> Iterator[Row]:
     return open_source(path, split).rows()
 
 
-def count_rows(path: str | Path, split: str | None = None) -> int | None:
-    """Row count of ``path``: parquet metadata, array length, or non-blank lines."""
-    return open_source(path, split).count()
-
-
-def is_parquet(path: Path) -> bool:
-    return path.name.lower().endswith(PARQUET_SUFFIXES)
-
-
 def parse_line(number: int, line: str) -> Row:
     try:
         data = json.loads(line)

@@ -95,14 +95,6 @@ class DataError(RewardsmithError, ValueError):
     """A data file with no usable row, or of no known format: the message says what to do."""
 
 
-def detect_kind(row: Mapping[str, Any]) -> Kind | None:
-    """The format a row is in, by its columns (pairwise before pointwise before stepwise)."""
-    for kind in KINDS:
-        if all(name in row for name in REQUIRED[kind]):
-            return kind
-    return None
-
-
 def load_examples(rows: Iterable[tuple[int, Any]], kind: Kind | Sequence[Kind] | None = None) -> Loaded:
     """Check ``(line, row)`` pairs; ``kind`` fixes the format (or the formats allowed, the first
     row that fits one deciding), else it is detected from the first usable row. A row that is not

@@ -25,7 +25,7 @@ import random
 import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -596,10 +596,6 @@ def plot_curves(log_path: Path, target: Path) -> Path | None:
 
 
 SKIPPED_IN_PLOT = frozenset({"step", "epoch", "samples_per_s", "grad_norm", "eval_steps", "eval_threshold"})
-
-
-def config_with(config: TrainConfig, **changes: Any) -> TrainConfig:
-    return replace(config, **changes)
 
 
 __all__ = ["TrainConfig", "TrainResult", "Trainer", "evaluate_encoded", "holdout", "log_odds", "plot_curves", "train"]

@@ -19,7 +19,6 @@ from sklearn.metrics import brier_score_loss, roc_auc_score
 
 import rewardsmith.verifiers.calibration  # noqa: F401  (runs @register("brier"))
 from rewardsmith.adapters import calibration_metrics as metrics
-from rewardsmith.adapters.calibrate import get_path
 from rewardsmith.adapters.cli import main
 from rewardsmith.reward_models.metrics import auroc
 from rewardsmith.verifiers import Sample, SpecError, Verdict, Verifier, build, register
@@ -31,6 +30,7 @@ from rewardsmith.verifiers.confidence import (
     find_confidence,
     strip_confidence,
 )
+from rewardsmith.verifiers.core import lookup
 
 CAL_EXAMPLES = REPO / "data" / "calibration_examples.jsonl"
 BRIER_SPEC = REPO / "data" / "brier.yaml"
@@ -386,12 +386,12 @@ def test_bad_metric_inputs_raise(probs, labels, kwargs):
 
 def test_get_path_follows_dots_lists_and_literal_keys():
     row = {"verdict": {"details": {"confidence": 0.4}, "correct": False}, "a.b": 1, "xs": [{"p": 0.3}]}
-    assert get_path(row, "verdict.details.confidence") == 0.4
-    assert get_path(row, "verdict.correct") is False
-    assert get_path(row, "a.b") == 1
-    assert get_path(row, "xs.0.p") == 0.3
-    missing = get_path(row, "verdict.details.nope")
-    assert missing is get_path(row, "xs.5.p") and missing is not None
+    assert lookup(row, "verdict.details.confidence") == 0.4
+    assert lookup(row, "verdict.correct") is False
+    assert lookup(row, "a.b") == 1
+    assert lookup(row, "xs.0.p") == 0.3
+    missing = lookup(row, "verdict.details.nope")
+    assert missing is lookup(row, "xs.5.p") and missing is not None
 
 
 def write_known_file(path):

@@ -467,7 +467,3 @@ def check_output(checker: str, expected: str, actual: str, rel_tol: float = 1e-6
     if checker == "float":
         return check_float(expected, actual, rel_tol, abs_tol)
     raise ValueError(f"unknown checker {checker!r}; choose one of {', '.join(CHECKERS)} or give checker source")
-
-
-def is_builtin_checker(checker: str | None) -> bool:
-    return checker is None or checker in CHECKERS
