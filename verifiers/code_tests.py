@@ -377,26 +377,6 @@ def _key(key: Any) -> str:
     return key if isinstance(key, str) else json.dumps(key, default=repr)
 
 
-def short(value: Any, limit: int = 120) -> str:
-    """A value for a message, cut to ``limit``; never fails (an int past Python's 4,300-digit
-    str limit is shown by its size)."""
-    text = value if isinstance(value, str) else safe_repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def safe_repr(value: Any) -> str:
-    try:
-        return repr(value)
-    except RecursionError:
-        return f"<{type(value).__name__} nested too deep to show>"
-    except ValueError:  # an int over the str-conversion limit, somewhere inside
-        if isinstance(value, int):
-            return f"<int of {value.bit_length()} bits>"
-        if isinstance(value, list | tuple):
-            return "[" + ", ".join(safe_repr(v) for v in value[:20]) + (", …]" if len(value) > 20 else "]")
-        return f"<{type(value).__name__} holding a very large int>"
-
-
 # -- stdin/stdout checkers --------------------------------------------------------
 
 
