@@ -28,10 +28,6 @@ from rewardsmith.verifiers.core import MISSING, lookup
 BIN_COLUMNS = ("bin", "lower", "upper", "count", "mean_predicted", "observed_frequency", "gap")
 
 
-# A field is found by core's one rule for dotted paths (literal key first, then the dots).
-get_path = lookup
-
-
 def as_probability(value: Any) -> float | None:
     """A number in [0, 1] (bools are not probabilities); None otherwise."""
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -71,7 +67,7 @@ def read_pairs(path: Path, prob_field: str, label_field: str) -> Pairs:
         if row.data is None:
             pairs.skipped["malformed_line"] += 1
             continue
-        raw_prob, raw_label = get_path(row.data, prob_field), get_path(row.data, label_field)
+        raw_prob, raw_label = lookup(row.data, prob_field), lookup(row.data, label_field)
         reasons = []
         if raw_prob is MISSING or raw_prob is None:
             reasons.append("missing_prob")

@@ -19,8 +19,9 @@ Definitions (``p`` predicted probabilities in [0, 1], ``y`` labels in {0, 1}, N 
   from ``prob_pred``/``prob_true`` as sklearn does (kept, with count 0, in ``bins()``).
 * **ECE** = Σ_b (n_b / N)·|prob_true_b − prob_pred_b| over those bins (Guo et al. 2017);
   **MCE** = max_b |prob_true_b − prob_pred_b| over non-empty bins.
-* **AUROC** = the Mann–Whitney U statistic / (n_pos·n_neg), ranks averaged over ties (so a
-  tied positive–negative pair counts ½); ``None`` when only one class is present.
+* **AUROC**: :func:`rewardsmith.reward_models.metrics.auroc` (the reward models' own, labels
+  first): the Mann–Whitney U statistic / (n_pos·n_neg), ranks averaged over ties (so a tied
+  positive–negative pair counts ½); ``None`` when only one class is present.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from rewardsmith.reward_models.metrics import auroc
 
 STRATEGIES = ("uniform", "quantile")
 ArrayLike = Sequence[float] | Sequence[bool] | Any
@@ -151,33 +154,6 @@ def max_calibration_error(
     return float(np.max(np.abs(curve.prob_true - curve.prob_pred)))
 
 
-def auroc(probs: ArrayLike, labels: ArrayLike) -> float | None:
-    """Does higher confidence go with being right? 0.5 is chance; None with one class only."""
-    p, y = _check(probs, labels)
-    positive = y == 1.0
-    n_pos = int(positive.sum())
-    n_neg = p.size - n_pos
-    if n_pos == 0 or n_neg == 0:
-        return None
-    ranks = _average_ranks(p)
-    u = ranks[positive].sum() - n_pos * (n_pos + 1) / 2.0
-    return float(u / (n_pos * n_neg))
-
-
-def _average_ranks(values: np.ndarray) -> np.ndarray:
-    """1-based ranks, ties sharing the mean of the ranks they span (scipy's ``rankdata``)."""
-    order = np.argsort(values, kind="mergesort")
-    sorted_values = values[order]
-    starts = np.r_[True, sorted_values[1:] != sorted_values[:-1]]
-    group = np.cumsum(starts) - 1
-    first = np.flatnonzero(starts)
-    last = np.r_[first[1:], values.size] - 1
-    mean_rank = (first + last) / 2.0 + 1.0
-    ranks = np.empty(values.size, dtype=float)
-    ranks[order] = mean_rank[group]
-    return ranks
-
-
 def calibration_summary(
     probs: ArrayLike, labels: ArrayLike, n_bins: int = 10, strategy: str = "uniform"
 ) -> dict[str, Any]:
@@ -195,7 +171,7 @@ def calibration_summary(
         "mce": max_calibration_error(p, y, n_bins, strategy),
         "ece_uniform": expected_calibration_error(p, y, n_bins, "uniform"),
         "ece_quantile": expected_calibration_error(p, y, n_bins, "quantile"),
-        "auroc": auroc(p, y),
+        "auroc": auroc(y, p),
         "n_bins": int(n_bins),
         "strategy": strategy,
         "bins": curve.bins(),

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rewardsmith.verifiers.core import MISSING, lookup
+from rewardsmith.verifiers.core import COMPLETION_ERROR, MISSING, Sample, lookup
 
 DEFAULT_LABEL_FIELD = "answer"
 
@@ -64,3 +64,17 @@ def map_fields(row: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[str, 
         else:
             out[field] = value
     return out
+
+
+def row_sample(data: Mapping[str, Any], fields: Mapping[str, str] | None = None) -> Sample:
+    """The sample a row stands for, after ``--field`` mapping (a mapped field whose column this row
+    lacks is absent, not the row's own column of that name). A row without a completion gets
+    ``completion=None`` and the reason, which every verifier reports as ``invalid_input`` (an
+    empty string would be a real, empty generation, and scored ``no_answer``)."""
+    mapped = map_fields(data, fields) if fields else dict(data)
+    if mapped.get("completion") is None:
+        source = (fields or {}).get("completion")
+        reason = (f"the row has no completion: its column {source!r} is missing or null" if source else
+                  "the row has no 'completion' (missing or null); map your column with --field completion=<column>")
+        mapped = {**mapped, "completion": None, COMPLETION_ERROR: reason}
+    return Sample.from_row(mapped)

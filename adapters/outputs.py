@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from rewardsmith.adapters.rows import JSON_COLUMNS_KEY, PARQUET_SUFFIXES, open_source
+from rewardsmith.verifiers import RewardsmithError
 
 STDOUT = "-"
 PART_SUFFIX = ".part.jsonl"
@@ -36,7 +37,7 @@ VERDICT_JSON_KEYS = ("details", "components", "parts")
 CHUNK_ROWS = 8192
 
 
-class OutputError(ValueError):
+class OutputError(RewardsmithError, ValueError):
     """OUTPUT cannot be written as asked; the message says what to do instead."""
 
 

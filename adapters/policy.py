@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, get_args
 
+from rewardsmith.verifiers import RewardsmithError
 from rewardsmith.verifiers.core import Verdict
 
 OnError = Literal["none", "zero", "raise"]
@@ -23,7 +24,7 @@ ON_ERROR: tuple[str, ...] = get_args(OnError)
 NO_MISSING: tuple[str, ...] = ("zero", "raise")
 
 
-class RewardError(RuntimeError):
+class RewardError(RewardsmithError, RuntimeError):
     """A verifier returned ``status=error`` and the policy is ``on_error="raise"``."""
 
 

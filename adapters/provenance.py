@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.adapters.outputs import replacing
+from rewardsmith.verifiers import RewardsmithError
 from rewardsmith.verifiers.core import Verifier
 
 RECORD_SUFFIX = ".rewardsmith.json"
 RECORD_VERSION = 1
 
 
-class ResumeError(RuntimeError):
+class ResumeError(RewardsmithError, RuntimeError):
     """OUTPUT exists but is not a partial result of this job; the message says what differs."""
 
 

@@ -22,7 +22,6 @@ from typing import IO, Any
 
 from rewardsmith.adapters.rows import Row
 from rewardsmith.adapters.scoring import (
-    BackendError,
     Batches,
     Job,
     Scorer,
@@ -33,6 +32,7 @@ from rewardsmith.adapters.scoring import (
     verify_rows,
 )
 from rewardsmith.verifiers import Verdict, Verifier, build
+from rewardsmith.verifiers.judge.backends import BackendError
 
 Spec = str | Path | Mapping[str, Any] | Verifier
 

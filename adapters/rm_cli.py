@@ -327,7 +327,7 @@ def _label_steps(args: argparse.Namespace) -> int:
     from rewardsmith.adapters.scoring import Interrupted, Job, format_summary, run_job, spec_value
     from rewardsmith.reward_models.labeling import StepLabelConfig, StepLabeler
     from rewardsmith.reward_models.model import ModelLoadError
-    from rewardsmith.reward_models.policy import Sampling, load_policy
+    from rewardsmith.reward_models.sampler import Sampling, load_policy
     from rewardsmith.verifiers import SpecError, Verdict, build
 
     if args.k < 1 or args.max_new_tokens < 1 or args.batch_size < 1:

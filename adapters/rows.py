@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from rewardsmith.verifiers import RewardsmithError
+
 PARQUET_SUFFIXES = (".parquet", ".pq")
 STDIN = "-"
 # Parquet files this package writes list, in their schema metadata, the (dotted) columns that
@@ -46,7 +48,7 @@ SAMPLES, SAMPLE_SIZE = 16, 64 << 10
 FINGERPRINT_METHOD = "sha256: size + whole file up to 64 MiB, else first and last MiB + 16 blocks of 64 KiB"
 
 
-class InputError(ValueError):
+class InputError(RewardsmithError, ValueError):
     """The input cannot be read as rows; the message says what would work."""
 
 
@@ -200,15 +202,6 @@ def open_source(path: str | Path, split: str | None = None) -> Source:
 def read_rows(path: str | Path, split: str | None = None) -> Iterator[Row]:
     """Every row of ``path`` in order (any format :func:`open_source` reads)."""
     return open_source(path, split).rows()
-
-
-def count_rows(path: str | Path, split: str | None = None) -> int | None:
-    """Row count of ``path``: parquet metadata, array length, or non-blank lines."""
-    return open_source(path, split).count()
-
-
-def is_parquet(path: Path) -> bool:
-    return path.name.lower().endswith(PARQUET_SUFFIXES)
 
 
 def parse_line(number: int, line: str) -> Row:

@@ -32,7 +32,7 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
-from rewardsmith.adapters.fields import map_fields
+from rewardsmith.adapters.fields import row_sample
 from rewardsmith.adapters.health import InputHealth, missing_fields
 from rewardsmith.adapters.outputs import (
     Target,
@@ -54,8 +54,8 @@ from rewardsmith.adapters.provenance import (
     write_record,
 )
 from rewardsmith.adapters.rows import Row, Source, open_source
-from rewardsmith.verifiers import Sample, Verdict, Verifier, build
-from rewardsmith.verifiers.core import COMPLETION_ERROR
+from rewardsmith.verifiers import Verdict, Verifier, build
+from rewardsmith.verifiers.judge.backends import BackendError
 from rewardsmith.verifiers.registry import load_spec
 
 __all__ = ["Interrupted", "Job", "OutputClosed", "ResumeError", "Summary", "format_summary", "run_job", "score_file"]
@@ -78,10 +78,6 @@ class Interrupted(Exception):
 
 class OutputClosed(Exception):
     """The reader of a stream output went away (``rewardsmith score ... -o - | head``)."""
-
-
-class BackendError(RuntimeError):
-    """A scorer's backend failed for good (an actor that keeps dying); the job adds where it stopped."""
 
 
 @dataclass(frozen=True)
@@ -237,20 +233,6 @@ def verify_rows(verifier: Verifier, batch: list[Row], fields: Mapping[str, str] 
     """One verdict per row of ``batch`` (None for a malformed row): the scoring work alone."""
     verdicts = iter(verifier.verify_batch([row_sample(row.data, fields) for row in batch if row.data is not None]))
     return [next(verdicts) if row.data is not None else None for row in batch]
-
-
-def row_sample(data: Mapping[str, Any], fields: Mapping[str, str] | None = None) -> Sample:
-    """The sample a row stands for, after ``--field`` mapping (a mapped field whose column this row
-    lacks is absent, not the row's own column of that name). A row without a completion gets
-    ``completion=None`` and the reason, which every verifier reports as ``invalid_input`` (an
-    empty string would be a real, empty generation, and scored ``no_answer``)."""
-    mapped = map_fields(data, fields) if fields else dict(data)
-    if mapped.get("completion") is None:
-        source = (fields or {}).get("completion")
-        reason = (f"the row has no completion: its column {source!r} is missing or null" if source else
-                  "the row has no 'completion' (missing or null); map your column with --field completion=<column>")
-        mapped = {**mapped, "completion": None, COMPLETION_ERROR: reason}
-    return Sample.from_row(mapped)
 
 
 def output_row(row: Row, verdict: Verdict | None) -> dict[str, Any]:

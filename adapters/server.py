@@ -44,7 +44,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from rewardsmith.adapters.health import InputHealth
 from rewardsmith.adapters.openrlhf import CONSUMER, HEALTH_MIN_ROWS, openrlhf_health, reward_dict, to_samples
 from rewardsmith.adapters.policy import NO_MISSING, RewardError, check_on_error
-from rewardsmith.verifiers import Sample, SpecError, Verdict, Verifier, build
+from rewardsmith.verifiers import RewardsmithError, Sample, SpecError, Verdict, Verifier, build
 from rewardsmith.verifiers.math import start_pools
 
 CONFIG_ENV = "REWARDSMITH_SERVE_CONFIG"
@@ -482,7 +482,7 @@ def _log_to_stderr(level: str) -> None:
         root.addHandler(handler)
 
 
-class BindError(RuntimeError):
+class BindError(RewardsmithError, RuntimeError):
     """The address cannot be served on (in use, not ours, not allowed); the message says what to do."""
 
 

@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.adapters.fields import label_fields
+from rewardsmith.adapters import fields
 from rewardsmith.adapters.health import InputHealth
 from rewardsmith.adapters.policy import NO_MISSING, OnError, apply_on_error, check_on_error, raise_on_errors
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
@@ -118,15 +118,18 @@ def resolve_on_error(value: str | None = None) -> OnError:
 
 def row_sample(data_source: Any, solution_str: Any, ground_truth: Any, extra_info: Any,
                prompt: Any = None) -> Sample:
-    """One verl row as a sample: ``extra_info`` entries, then the label's fields, then ``data_source``."""
-    fields: dict[str, Any] = dict(plain_value(extra_info)) if isinstance(extra_info, Mapping) else {}
-    fields.update(label_fields(plain_value(ground_truth)))
+    """One verl row as a sample: the row :func:`rewardsmith.adapters.fields.row_sample` reads, made
+    of ``extra_info`` entries, then the label's fields, then ``data_source``; the prompt is the one
+    given, else ``extra_info``'s."""
+    row: dict[str, Any] = dict(plain_value(extra_info)) if isinstance(extra_info, Mapping) else {}
+    row.update(fields.label_fields(plain_value(ground_truth)))
     if data_source is not None:
-        fields["data_source"] = plain_value(data_source)
-    extra_prompt = fields.pop("prompt", None)
+        row["data_source"] = plain_value(data_source)
+    extra_prompt = row.pop("prompt", None)
     prompt = plain_value(prompt) if prompt is not None else extra_prompt
-    return Sample(prompt=prompt if isinstance(prompt, str | list) else ("" if prompt is None else str(prompt)),
-                  completion=solution_str, fields=fields)
+    row["prompt"] = prompt if isinstance(prompt, str | list) else ("" if prompt is None else str(prompt))
+    row["completion"] = solution_str
+    return fields.row_sample(row)
 
 
 def result(verdict: Verdict, on_error: OnError) -> dict[str, Any]:

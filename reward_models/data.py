@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rewardsmith.verifiers import RewardsmithError
+
 Kind = Literal["pairwise", "pointwise", "stepwise"]
 KINDS: tuple[Kind, ...] = ("pairwise", "pointwise", "stepwise")
 REQUIRED: dict[Kind, tuple[str, ...]] = {
@@ -89,16 +91,8 @@ class Loaded:
         return text
 
 
-class DataError(ValueError):
+class DataError(RewardsmithError, ValueError):
     """A data file with no usable row, or of no known format: the message says what to do."""
-
-
-def detect_kind(row: Mapping[str, Any]) -> Kind | None:
-    """The format a row is in, by its columns (pairwise before pointwise before stepwise)."""
-    for kind in KINDS:
-        if all(name in row for name in REQUIRED[kind]):
-            return kind
-    return None
 
 
 def load_examples(rows: Iterable[tuple[int, Any]], kind: Kind | Sequence[Kind] | None = None) -> Loaded:

@@ -28,9 +28,10 @@ from typing import Any
 
 from rewardsmith.reward_models.data import Pair, Point, Stepwise, Text
 from rewardsmith.reward_models.steps import StepSplitter
+from rewardsmith.verifiers import RewardsmithError
 
 
-class TooLong(ValueError):
+class TooLong(RewardsmithError, ValueError):
     """The completion alone does not fit in the model's window."""
 
 

@@ -20,7 +20,8 @@ from typing import Any, ClassVar
 
 from rewardsmith.reward_models.data import Text
 from rewardsmith.reward_models.encoding import Encoded, Encoder
-from rewardsmith.reward_models.model import ModelLoadError, device_of, load_model, load_tokenizer, position_logits
+from rewardsmith.reward_models.loading import ModelLoadError, load_tokenizer
+from rewardsmith.reward_models.model import device_of, load_model, position_logits
 from rewardsmith.reward_models.steps import StepSplitter
 from rewardsmith.verifiers.reward_model import sigmoid
 
@@ -125,7 +126,7 @@ class RewardModel:
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device = device
-        self.tokenizer = load_tokenizer(str(self.path))
+        self.tokenizer = load_tokenizer(str(self.path), padded=True)
         torch_dtype = getattr(torch, dtype) if dtype else None
         self.model = load_model(str(self.path), self.meta.kind, num_labels=self.meta.num_labels, dtype=torch_dtype,
                                 pad_token_id=self.tokenizer.pad_token_id)

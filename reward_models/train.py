@@ -25,7 +25,7 @@ import random
 import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -40,7 +40,8 @@ from rewardsmith.reward_models.checkpoint import (
 from rewardsmith.reward_models.data import Example, Pair, Point, Stepwise
 from rewardsmith.reward_models.encoding import Encoded, Encoder
 from rewardsmith.reward_models.inference import IGNORE, META_FILE, ModelMeta, collate, log_odds, predict, sigmoid
-from rewardsmith.reward_models.model import is_bidirectional, load_model, load_tokenizer, position_logits
+from rewardsmith.reward_models.loading import load_tokenizer
+from rewardsmith.reward_models.model import is_bidirectional, load_model, position_logits
 from rewardsmith.reward_models.steps import DEFAULT_SEPARATOR, StepSplitter
 from rewardsmith.verifiers.options import Range, SpecError, coerce, coerce_options, option
 
@@ -163,7 +164,7 @@ class Trainer:
         self.accelerator = Accelerator(cpu=device == "cpu", mixed_precision="bf16" if bf16 else "no")
         self.device = self.accelerator.device
         self.bf16 = bf16
-        self.tokenizer = load_tokenizer(config.model)
+        self.tokenizer = load_tokenizer(config.model, padded=True)
         self.hard = self.kind == "prm" and _hard_labels(config.labels, self.raw_train)
         torch.manual_seed(config.seed)
         # fp32 master weights whatever the checkpoint's dtype (bf16 is autocast's business)
@@ -595,10 +596,6 @@ def plot_curves(log_path: Path, target: Path) -> Path | None:
 
 
 SKIPPED_IN_PLOT = frozenset({"step", "epoch", "samples_per_s", "grad_norm", "eval_steps", "eval_threshold"})
-
-
-def config_with(config: TrainConfig, **changes: Any) -> TrainConfig:
-    return replace(config, **changes)
 
 
 __all__ = ["TrainConfig", "TrainResult", "Trainer", "evaluate_encoded", "holdout", "log_odds", "plot_curves", "train"]

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.sandbox.backend import ConcurrentBatches, image_name
+from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.sandbox.job import ExecResult, Job
 from rewardsmith.sandbox.runner import HEADER
 
@@ -57,7 +58,7 @@ _GRACE_S = 5.0  # beyond a job's wall limit, how long we wait for the runner its
 _MUX = struct.Struct(">BxxxL")  # docker's stdout/stderr multiplexing header
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(RewardsmithError, RuntimeError):
     """Docker cannot run sandboxes here; the message says what to do."""
 
 

@@ -70,6 +70,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from rewardsmith.sandbox.backend import ConcurrentBatches
+from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.sandbox.job import ExecResult, Job
 from rewardsmith.sandbox.limits import Limits
 from rewardsmith.sandbox.runner import SAFE_PATH, SHARED_MODE, read_frame, write_frame
@@ -125,7 +126,7 @@ def system_binds() -> list[str]:
     return args
 
 
-class LocalSandboxRefused(RuntimeError):
+class LocalSandboxRefused(RewardsmithError, RuntimeError):
     """The local backend will not run jobs here without an explicit opt-in; the message says
     what to do."""
 

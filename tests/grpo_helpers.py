@@ -36,9 +36,9 @@ def make_tiny_llama(path: Path, *, scale: float = 5.0, seed: int = 0) -> str:
     architecture and tokenisation at a size that trains in well under a second per step."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from rewardsmith.reward_models.model import load_tokenizer
+    from rewardsmith.reward_models.loading import load_tokenizer
 
-    tokenizer = load_tokenizer("smollm2")
+    tokenizer = load_tokenizer("smollm2", padded=True)
     torch.manual_seed(seed)
     config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                          num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,

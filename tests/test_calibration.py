@@ -19,8 +19,8 @@ from sklearn.metrics import brier_score_loss, roc_auc_score
 
 import rewardsmith.verifiers.calibration  # noqa: F401  (runs @register("brier"))
 from rewardsmith.adapters import calibration_metrics as metrics
-from rewardsmith.adapters.calibrate import get_path
 from rewardsmith.adapters.cli import main
+from rewardsmith.reward_models.metrics import auroc
 from rewardsmith.verifiers import Sample, SpecError, Verdict, Verifier, build, register
 from rewardsmith.verifiers.calibration import brier_reward
 from rewardsmith.verifiers.calibration.confidence import (
@@ -30,6 +30,7 @@ from rewardsmith.verifiers.calibration.confidence import (
     find_confidence,
     strip_confidence,
 )
+from rewardsmith.verifiers.core import lookup
 
 CAL_EXAMPLES = REPO / "data" / "calibration_examples.jsonl"
 BRIER_SPEC = REPO / "data" / "brier.yaml"
@@ -326,7 +327,7 @@ def test_reliability_curve_and_brier_and_auroc_match_scikit_learn():
                 np.testing.assert_allclose(curve.prob_pred, prob_pred, rtol=0, atol=1e-12)
                 assert curve.total == len(p)
         assert metrics.brier_score(p, y) == pytest.approx(brier_score_loss(y, p), abs=1e-12)
-        assert metrics.auroc(p, y) == pytest.approx(roc_auc_score(y, p), abs=1e-12)
+        assert auroc(y, p) == pytest.approx(roc_auc_score(y, p), abs=1e-12)
         # booleans are labels too
         assert metrics.brier_score(p, y.astype(bool)) == pytest.approx(brier_score_loss(y, p), abs=1e-12)
 
@@ -353,12 +354,12 @@ def test_ece_and_mce_by_hand():
 
 
 def test_auroc_by_hand_with_ties():
-    assert metrics.auroc([0.2, 0.9], [0, 1]) == 1.0
-    assert metrics.auroc([0.9, 0.2], [0, 1]) == 0.0
-    assert metrics.auroc([0.5, 0.5], [0, 1]) == 0.5
+    assert auroc([0, 1], [0.2, 0.9]) == 1.0
+    assert auroc([0, 1], [0.9, 0.2]) == 0.0
+    assert auroc([0, 1], [0.5, 0.5]) == 0.5
     # pairs (pos, neg): (.8,.3) 1, (.8,.8) ½, (.5,.3) 1, (.5,.8) 0 -> 2.5 / 4
-    assert metrics.auroc([0.8, 0.5, 0.3, 0.8], [1, 1, 0, 0]) == pytest.approx(0.625, abs=1e-12)
-    assert metrics.auroc([0.1, 0.9], [1, 1]) is None
+    assert auroc([1, 1, 0, 0], [0.8, 0.5, 0.3, 0.8]) == pytest.approx(0.625, abs=1e-12)
+    assert auroc([1, 1], [0.1, 0.9]) is None
 
 
 def test_reliability_bins_include_empty_ones():
@@ -385,12 +386,12 @@ def test_bad_metric_inputs_raise(probs, labels, kwargs):
 
 def test_get_path_follows_dots_lists_and_literal_keys():
     row = {"verdict": {"details": {"confidence": 0.4}, "correct": False}, "a.b": 1, "xs": [{"p": 0.3}]}
-    assert get_path(row, "verdict.details.confidence") == 0.4
-    assert get_path(row, "verdict.correct") is False
-    assert get_path(row, "a.b") == 1
-    assert get_path(row, "xs.0.p") == 0.3
-    missing = get_path(row, "verdict.details.nope")
-    assert missing is get_path(row, "xs.5.p") and missing is not None
+    assert lookup(row, "verdict.details.confidence") == 0.4
+    assert lookup(row, "verdict.correct") is False
+    assert lookup(row, "a.b") == 1
+    assert lookup(row, "xs.0.p") == 0.3
+    missing = lookup(row, "verdict.details.nope")
+    assert missing is lookup(row, "xs.5.p") and missing is not None
 
 
 def write_known_file(path):

@@ -12,7 +12,8 @@ import pytest
 
 from rewardsmith.verifiers import Sample, build
 from rewardsmith.verifiers.code import CodeVerifier
-from rewardsmith.verifiers.code.tests import short, values_equal
+from rewardsmith.verifiers.code.tests import values_equal
+from rewardsmith.verifiers.core import short
 
 
 @pytest.mark.parametrize(("actual", "expected"), [

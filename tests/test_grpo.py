@@ -65,9 +65,9 @@ def test_the_completion_keeps_its_eos_and_a_cut_one_is_marked_truncated():
 
 
 def test_stop_position_finds_the_token_that_completes_the_stop_string():
-    from rewardsmith.reward_models.model import load_tokenizer
+    from rewardsmith.reward_models.loading import load_tokenizer
 
-    tok = load_tokenizer("smollm2")
+    tok = load_tokenizer("smollm2", padded=True)
     ids = tok("The answer is <answer>7</answer> and more text", add_special_tokens=False)["input_ids"]
     at = stop_position(tok, ids, ["</answer>"])
     assert at is not None
@@ -88,10 +88,10 @@ TEXTS = ["\\boxed{7}", "\\boxed{8}", "The sum is 3 + 4 = 7, so \\boxed{7}", "no 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from rewardsmith.reward_models.model import load_tokenizer
+    from rewardsmith.reward_models.loading import load_tokenizer
 
     path = make_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
-    return path, load_tokenizer(path)
+    return path, load_tokenizer(path, padded=True)
 
 
 def _rows(n=3):

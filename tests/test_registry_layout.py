@@ -21,7 +21,7 @@ from conftest import REPO
 
 from rewardsmith.verifiers.registry import BUILTINS, ENTRY_POINT_GROUP, get_factory
 
-# The table of verifiers in docs/reward-specs.md ("| type | what | options |") and its "Serving: `orm` and `prm`" section.
+# The verifier table of docs/reward-specs.md and the "Serving: `orm` and `prm`" section of docs/reward-models.md.
 DOCUMENTED = {"math", "code", "brier", "judge", "cascade", "format", "overlong", "cosine", "repetition",
               "weighted", "min", "max", "gate", "route", "orm", "prm"}
 

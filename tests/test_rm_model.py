@@ -21,7 +21,8 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from rewardsmith.reward_models.inference import collate, predict  # noqa: E402
-from rewardsmith.reward_models.model import load_model, load_tokenizer, position_logits  # noqa: E402
+from rewardsmith.reward_models.loading import load_tokenizer  # noqa: E402
+from rewardsmith.reward_models.model import load_model, position_logits  # noqa: E402
 from rewardsmith.reward_models.train import TrainConfig, Trainer, holdout  # noqa: E402
 
 STEPS = ["Tom starts with 23 apples.", "After that, Tom has 23 + 15 = 38 apples.", "The answer is 38."]
@@ -29,12 +30,12 @@ STEPS = ["Tom starts with 23 apples.", "After that, Tom has 23 + 15 = 38 apples.
 
 @pytest.fixture(scope="module")
 def minilm_tok():
-    return load_tokenizer("minilm")
+    return load_tokenizer("minilm", padded=True)
 
 
 @pytest.fixture(scope="module")
 def smol_tok():
-    return load_tokenizer("smollm2")
+    return load_tokenizer("smollm2", padded=True)
 
 
 def stepwise(n=40, seed=1, variant="base"):

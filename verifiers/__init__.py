@@ -4,6 +4,7 @@ Importing this package stays light (no torch, transformers, docker or fastapi):
 trainer workers and the reward server import it on every start.
 """
 
+from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.verifiers.core import (
     MISSING,
     STATUSES,
@@ -24,6 +25,7 @@ __all__ = [
     "MISSING",
     "STATUSES",
     "Range",
+    "RewardsmithError",
     "Sample",
     "Spec",
     "SpecError",

@@ -283,3 +283,24 @@ def _errors(n: int, message: str) -> list[Verdict]:
 def as_samples(items: Iterable[Sample | Mapping[str, Any]]) -> list[Sample]:
     """Accept rows or Samples alike: adapters hand over whatever their trainer gives them."""
     return [item if isinstance(item, Sample) else Sample.from_row(item) for item in items]
+
+
+def short(value: Any, limit: int = 120) -> str:
+    """A value for a message (text as it is, anything else by its repr), cut to ``limit`` with an
+    ellipsis; never fails (an int past Python's 4,300-digit str limit is shown by its size)."""
+    text = value if isinstance(value, str) else safe_repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def safe_repr(value: Any) -> str:
+    """``repr(value)``, or a description when it cannot be built (nested too deep, a huge int)."""
+    try:
+        return repr(value)
+    except RecursionError:
+        return f"<{type(value).__name__} nested too deep to show>"
+    except ValueError:  # an int over the str-conversion limit, somewhere inside
+        if isinstance(value, int):
+            return f"<int of {value.bit_length()} bits>"
+        if isinstance(value, list | tuple):
+            return "[" + ", ".join(safe_repr(v) for v in value[:20]) + (", …]" if len(value) > 20 else "]")
+        return f"<{type(value).__name__} holding a very large int>"

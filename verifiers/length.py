@@ -33,7 +33,6 @@ from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid
 from rewardsmith.verifiers.options import Pattern, Range, Spec, SpecError, declare, option
 from rewardsmith.verifiers.registry import register
 
-TokenizerSpec = Callable[[str], Sequence[int]] | str | None
 TokenizerName = Annotated[str, Pattern(r"\S(?:.*\S)?", "a tokenizer name")]
 TOKENIZER_LOADER = "rewardsmith.reward_models.loading"  # transformers stays out of rewardsmith.verifiers
 _PROPAGATED = ("error", "timeout", "invalid_input")  # correctness statuses cosine passes on

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
 
+from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.verifiers.core import Verifier
 
 Where = tuple[str | int, ...]
@@ -57,7 +58,7 @@ def format_path(path: Iterable[str | int]) -> str:
     return out
 
 
-class SpecError(ValueError):
+class SpecError(RewardsmithError, ValueError):
     """A reward spec that cannot be built.
 
     ``problem`` says what is wrong and what would work; ``path`` is where in the spec

@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rewardsmith.verifiers.core import Verifier
+from rewardsmith.verifiers.core import Verifier, short
 from rewardsmith.verifiers.options import SpecError, check_keywords, unknown_name
 from rewardsmith.verifiers.yaml_text import load_yaml
 
@@ -134,7 +134,7 @@ def build(spec: str | Path | Mapping[str, Any] | Verifier) -> Verifier:
         kind = options.pop("type", None)
         label = options.pop("name", None)
         if not isinstance(kind, str):
-            raise SpecError(f"a spec object needs a 'type' naming a verifier, got {_short(dict(spec))}; "
+            raise SpecError(f"a spec object needs a 'type' naming a verifier, got {short(dict(spec), 80)}; "
                             f"available: {', '.join(available())}")
         if label is not None and not isinstance(label, str):
             raise SpecError(f"expected a string, got {label!r}", ("name",), kind)
@@ -142,7 +142,7 @@ def build(spec: str | Path | Mapping[str, Any] | Verifier) -> Verifier:
         if label is not None:
             verifier.label = label  # read by composites (part names)
         return verifier
-    raise SpecError(f"cannot build a verifier from {type(spec).__name__} {_short(spec)}: expected a verifier name, "
+    raise SpecError(f"cannot build a verifier from {type(spec).__name__} {short(spec, 80)}: expected a verifier name, "
                     "an object with a 'type', a JSON object string or a YAML/JSON file")
 
 
@@ -211,8 +211,3 @@ def _construct(kind: str, options: dict[str, Any]) -> Verifier:
     if not isinstance(verifier, Verifier):
         raise SpecError(f"factory for {kind!r} returned {type(verifier).__name__}, not a Verifier")
     return verifier
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from rewardsmith.adapters.audit.run import AuditReport, Record
+from rewardsmith.verifiers.core import short
 
 REPORT_JSON = "audit.json"
 RECORDS_JSONL = "audit.jsonl"
@@ -94,16 +95,12 @@ def plot_rates(report: AuditReport, path: Path) -> Path:
     ax.invert_yaxis()
     ax.set_xlim(0, 110)
     ax.set_xlabel("% of probes: hacks paid (attacks, red) / reward lost (rewrites, blue)")
-    ax.set_title(_short(f"rewardsmith audit: {report.spec}"), fontsize=9)
+    ax.set_title(short(f"rewardsmith audit: {report.spec}", 90), fontsize=9)
     ax.tick_params(axis="y", labelsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
-
-
-def _short(text: str, width: int = 90) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def family_listing(families: Any) -> str:

@@ -54,12 +54,13 @@ from rewardsmith.reward_models.checkpoint import (
     trainable_weights,
     write_checkpoint,
 )
+from rewardsmith.verifiers import RewardsmithError
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
 
 Log = Callable[[str], None]
 
 
-class RewardOutage(RuntimeError):
+class RewardOutage(RewardsmithError, RuntimeError):
     """Every completion of a step came back ``status=error``: the reward is down, not the policy."""
 
 
@@ -189,9 +190,9 @@ class GRPOTrainer:
         random.seed(config.seed)
         torch.manual_seed(config.seed)
         if tokenizer is None:
-            from rewardsmith.reward_models.model import load_tokenizer
+            from rewardsmith.reward_models.loading import load_tokenizer
 
-            tokenizer = load_tokenizer(config.model)
+            tokenizer = load_tokenizer(config.model, padded=True)
         if model is None:
             model = _load_policy(config.model)
         if tokenizer.pad_token is None:
@@ -746,11 +747,11 @@ def build_trainer(config: GRPOConfig, data: str | Path, *, progress: bool = True
     """The reward first (a spec that cannot be built fails before any model loads), then the
     tokenizer and the prompts (too-long and malformed rows reported), then the trainer."""
     from rewardsmith.adapters.grpo.data import load_prompts
-    from rewardsmith.reward_models.model import load_tokenizer
+    from rewardsmith.reward_models.loading import load_tokenizer
     from rewardsmith.verifiers.registry import build
 
     reward = build(config.reward)
-    tokenizer = load_tokenizer(config.model)
+    tokenizer = load_tokenizer(config.model, padded=True)
     limit = config.max_prompt_length or _context_length(config.model) - config.max_completion_length
     if limit <= 0:
         raise ValueError(f"max_completion_length {config.max_completion_length} leaves no room for a prompt in "

@@ -12,7 +12,6 @@ from rewardsmith.verifiers.calibration.confidence import (
     compile_patterns,
     extract_confidence,
     find_confidence,
-    parse_confidence,
     strip_confidence,
 )
 
@@ -26,6 +25,5 @@ __all__ = [
     "compile_patterns",
     "extract_confidence",
     "find_confidence",
-    "parse_confidence",
     "strip_confidence",
 ]

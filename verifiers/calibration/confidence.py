@@ -70,11 +70,6 @@ def compile_patterns(patterns: Iterable[str] | None = None) -> tuple[re.Pattern[
     return tuple(compiled)
 
 
-def parse_confidence(text: str, percent: bool = False) -> float | None:
-    """``"0.8"`` → 0.8, ``"80%"`` → 0.8 (and ``"80"`` → 0.8 when ``percent``); None when not in [0, 1]."""
-    return _parse(text, percent)[0]
-
-
 def _parse(text: str, percent: bool = False) -> tuple[float | None, str]:
     found = _VALUE.match(text)
     if found is None:

@@ -52,12 +52,19 @@ from rewardsmith.verifiers.code.tests import (
     extract_code,
     from_dataset,
     normalize_tests,
-    safe_repr,
-    short,
     values_equal,
     with_prelude,
 )
-from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
+from rewardsmith.verifiers.core import (
+    Sample,
+    Verdict,
+    Verifier,
+    error,
+    invalid_input,
+    read_completion,
+    safe_repr,
+    short,
+)
 from rewardsmith.verifiers.options import Pattern, Range, declare, option
 from rewardsmith.verifiers.registry import register
 

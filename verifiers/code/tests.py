@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
+from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.verifiers.code.sandboxed.wire import TAGS, decode
 
 Form = Literal["script", "call", "stdio", "pytest"]
@@ -32,7 +33,7 @@ LANGUAGE_TAGS = {
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.M | re.S)
 
 
-class TestsError(ValueError):
+class TestsError(RewardsmithError, ValueError):
     """The sample's tests are missing or cannot be understood (an ``invalid_input`` row)."""
 
 
@@ -376,26 +377,6 @@ def _key(key: Any) -> str:
     return key if isinstance(key, str) else json.dumps(key, default=repr)
 
 
-def short(value: Any, limit: int = 120) -> str:
-    """A value for a message, cut to ``limit``; never fails (an int past Python's 4,300-digit
-    str limit is shown by its size)."""
-    text = value if isinstance(value, str) else safe_repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def safe_repr(value: Any) -> str:
-    try:
-        return repr(value)
-    except RecursionError:
-        return f"<{type(value).__name__} nested too deep to show>"
-    except ValueError:  # an int over the str-conversion limit, somewhere inside
-        if isinstance(value, int):
-            return f"<int of {value.bit_length()} bits>"
-        if isinstance(value, list | tuple):
-            return "[" + ", ".join(safe_repr(v) for v in value[:20]) + (", …]" if len(value) > 20 else "]")
-        return f"<{type(value).__name__} holding a very large int>"
-
-
 # -- stdin/stdout checkers --------------------------------------------------------
 
 
@@ -466,7 +447,3 @@ def check_output(checker: str, expected: str, actual: str, rel_tol: float = 1e-6
     if checker == "float":
         return check_float(expected, actual, rel_tol, abs_tol)
     raise ValueError(f"unknown checker {checker!r}; choose one of {', '.join(CHECKERS)} or give checker source")
-
-
-def is_builtin_checker(checker: str | None) -> bool:
-    return checker is None or checker in CHECKERS

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
 from rewardsmith.verifiers.judge.backends import (
     LAZY_BACKENDS,
@@ -78,7 +79,7 @@ DEFAULT_SCORE_DESCRIPTIONS = {
 SYSTEM_PROMPT = "You are a careful, impartial grader of answers. Follow the requested output format exactly."
 
 
-class ParseError(ValueError):
+class ParseError(RewardsmithError, ValueError):
     """The judge's output did not contain a verdict in the requested format."""
 
 

@@ -23,13 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.sandbox.errors import RewardsmithError
+
 Messages = list[dict[str, Any]]
 
 DEFAULT_LOCAL_MODEL = "smollm2"
 
 
-class BackendError(RuntimeError):
-    """The judge backend could not answer (down, timeout, repeated server errors)."""
+class BackendError(RewardsmithError, RuntimeError):
+    """A backend could not answer (down, timeout, repeated server errors): a judge's backend, or a
+    scoring job's (Ray actors that keep dying; the job adds where it stopped)."""
 
 
 @dataclass(frozen=True)

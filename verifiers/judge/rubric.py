@@ -20,13 +20,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rewardsmith.sandbox.errors import RewardsmithError
+
 CATEGORIES = ("essential", "important", "optional", "pitfall")
 # Weights used when an item names a category but no weight (RaR-style rubrics).
 CATEGORY_WEIGHTS = {"essential": 5.0, "important": 3.0, "optional": 1.0, "pitfall": -2.0}
 _TEXT_KEYS = ("text", "criterion", "description", "item", "title")
 
 
-class RubricError(ValueError):
+class RubricError(RewardsmithError, ValueError):
     """A rubric that cannot be parsed; the sample gets ``invalid_input``, saying why."""
 
 

@@ -220,15 +220,6 @@ def parse_answer(span: str, leniency: Leniency) -> Parsed:
     return _parse_cached(span, leniency)
 
 
-def parse_answers(spans: tuple[str, ...], leniency: Leniency) -> Parsed:
-    """Several statements of an answer as one: the same value stated twice is that value, and
-    different values make a list (which a single-valued gold never equals)."""
-    parsed = [parse_answer(span, leniency) for span in spans]
-    if len(parsed) == 1:
-        return parsed[0]
-    return Parsed(text=" | ".join(p.text for p in parsed), kind="list", items=tuple(parsed))
-
-
 @lru_cache(maxsize=65536)
 def _parse_cached(span: str, leniency: Leniency) -> Parsed:
     text = clean(span)

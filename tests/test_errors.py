@@ -1,0 +1,63 @@
+"""One base for rewardsmith's own errors (issue 25): ``except RewardsmithError`` catches each of
+them, and each still is what it was before (``except ValueError`` / ``except RuntimeError`` code
+keeps working)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from rewardsmith.verifiers import RewardsmithError
+
+# (module, class, the builtin base it had before it got RewardsmithError)
+PUBLIC_ERRORS = [
+    ("rewardsmith.sandbox.docker_pool", "SandboxUnavailable", RuntimeError),
+    ("rewardsmith.sandbox.local", "LocalSandboxRefused", RuntimeError),
+    ("rewardsmith.verifiers.options", "SpecError", ValueError),
+    ("rewardsmith.verifiers.code.tests", "TestsError", ValueError),
+    ("rewardsmith.verifiers.judge.rubric", "RubricError", ValueError),
+    ("rewardsmith.verifiers.judge", "ParseError", ValueError),
+    ("rewardsmith.verifiers.judge.backends", "BackendError", RuntimeError),
+    ("rewardsmith.reward_models.loading", "ModelLoadError", RuntimeError),
+    ("rewardsmith.reward_models.data", "DataError", ValueError),
+    ("rewardsmith.reward_models.encoding", "TooLong", ValueError),
+    ("rewardsmith.adapters.outputs", "OutputError", ValueError),
+    ("rewardsmith.adapters.rows", "InputError", ValueError),
+    ("rewardsmith.adapters.provenance", "ResumeError", RuntimeError),
+    ("rewardsmith.adapters.policy", "RewardError", RuntimeError),
+    ("rewardsmith.adapters.grpo.loop", "RewardOutage", RuntimeError),
+    ("rewardsmith.adapters.server", "BindError", RuntimeError),
+]
+
+
+def _load(module: str, name: str) -> type[BaseException]:
+    try:
+        return getattr(importlib.import_module(module), name)
+    except ImportError as exc:  # an optional extra (torch, fastapi) that is not installed here
+        pytest.skip(f"{module} needs an optional dependency: {exc}")
+
+
+@pytest.mark.parametrize(("module", "name", "old_base"), PUBLIC_ERRORS, ids=[n for _, n, _ in PUBLIC_ERRORS])
+def test_each_public_error_is_a_rewardsmith_error_and_still_its_old_builtin(module, name, old_base):
+    cls = _load(module, name)
+    assert issubclass(cls, RewardsmithError)
+    assert issubclass(cls, old_base)
+    error = cls.__new__(cls)  # some take more than a message (SpecError); the instance is what matters
+    assert isinstance(error, RewardsmithError) and isinstance(error, old_base)
+
+
+def test_a_raised_error_is_caught_by_the_base_and_by_its_old_builtin():
+    from rewardsmith.verifiers import SpecError, build
+
+    for catch in (RewardsmithError, ValueError):
+        with pytest.raises(catch, match="unknown verifier"):
+            build({"type": "no-such-verifier"})
+    assert issubclass(SpecError, RewardsmithError)
+
+
+def test_the_base_is_the_same_class_wherever_it_is_imported_from():
+    from rewardsmith.sandbox.errors import RewardsmithError as from_sandbox
+
+    assert from_sandbox is RewardsmithError
+    assert issubclass(RewardsmithError, Exception) and not issubclass(RewardsmithError, ValueError | RuntimeError)
