@@ -212,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--no-plot", action="store_true", help="skip reliability.png (no matplotlib needed)")
     calibrate.set_defaults(handler=_calibrate)
 
-    from rewardsmith.adapters.policy import NO_MISSING
+    from rewardsmith.adapters.on_error import NO_MISSING
 
     serve = sub.add_parser(
         "serve",

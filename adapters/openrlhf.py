@@ -19,7 +19,7 @@ Contract matched: OpenRLHF 0.11.2 (``openrlhf/utils/agent.py``, ``SingleTurnAgen
   as a plain mean over each micro-batch (so a NaN would poison the whole step's value).
 * failures: the client swallows any exception from the reward call into a log line and
   leaves the row's reward ``None``; it cannot take a missing reward, so ``on_error`` here is
-  ``zero`` or ``raise`` (:mod:`rewardsmith.adapters.policy`).
+  ``zero`` or ``raise`` (:mod:`rewardsmith.adapters.on_error`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 
 from rewardsmith.adapters.fields import DEFAULT_LABEL_FIELD, label_fields
 from rewardsmith.adapters.health import InputHealth
-from rewardsmith.adapters.policy import NO_MISSING, OnError, apply_on_error, check_on_error, raise_on_errors
+from rewardsmith.adapters.on_error import NO_MISSING, OnError, apply_on_error, check_on_error, raise_on_errors
 from rewardsmith.verifiers import STATUSES, Sample, Verdict, Verifier
 from rewardsmith.verifiers.core import COMPLETION_ERROR
 
@@ -154,7 +154,7 @@ def reward_dict(verdicts: Sequence[Verdict], verifier: Verifier, on_error: str =
     """OpenRLHF's reward dict (plain lists) from verdicts.
 
     ``on_error="zero"``: an error verdict's reward is 0 and it is counted in
-    ``extra_logs["status_error"]``; ``"raise"``: :class:`~rewardsmith.adapters.policy.RewardError`
+    ``extra_logs["status_error"]``; ``"raise"``: :class:`~rewardsmith.adapters.on_error.RewardError`
     (``none`` is refused: OpenRLHF cannot take a missing reward).
     """
     policy = check_on_error(on_error, NO_MISSING, CONSUMER)

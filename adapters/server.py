@@ -42,8 +42,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from rewardsmith.adapters.health import InputHealth
+from rewardsmith.adapters.on_error import NO_MISSING, RewardError, check_on_error
 from rewardsmith.adapters.openrlhf import CONSUMER, HEALTH_MIN_ROWS, openrlhf_health, reward_dict, to_samples
-from rewardsmith.adapters.policy import NO_MISSING, RewardError, check_on_error
 from rewardsmith.verifiers import Sample, SpecError, Verdict, Verifier, build
 from rewardsmith.verifiers.math import start_pools
 

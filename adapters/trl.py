@@ -19,7 +19,7 @@ runs once, with its pools and caches) and every callable returns its own part.
 Each split callable returns its part's raw score, so ``reward_weights(spec)`` makes TRL's
 weighted sum equal the ``weighted`` spec's score.
 
-Error policy (``on_error``, :mod:`rewardsmith.adapters.policy`) for ``status=error`` verdicts:
+Error policy (``on_error``, :mod:`rewardsmith.adapters.on_error`) for ``status=error`` verdicts:
 ``"none"`` (default) returns None, which TRL turns into NaN and leaves out of the sum and the
 means; ``"zero"`` returns 0.0; ``"raise"`` raises :class:`RewardError`, stopping the run. In a
 split spec a row whose spec verdict is an error gets that treatment from EVERY callable (TRL
@@ -40,7 +40,7 @@ from typing import Any
 
 from rewardsmith.adapters.fields import map_fields
 from rewardsmith.adapters.health import InputHealth
-from rewardsmith.adapters.policy import ON_ERROR, OnError, RewardError, apply_on_error, check_on_error
+from rewardsmith.adapters.on_error import ON_ERROR, OnError, RewardError, apply_on_error, check_on_error
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
 from rewardsmith.verifiers.registry import build
 

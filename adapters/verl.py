@@ -24,7 +24,7 @@ Every row returns the same keys (verl stacks them into per-row arrays): ``score`
 correct), ``status``, ``pred`` (the extracted answer), and numeric ``error`` and ``invalid`` flags
 (verl's metrics skip strings). verl cannot take a missing reward, so ``on_error`` is ``zero``
 (the row scores 0.0 with ``error: 1.0``, and the first such batch logs a warning) or ``raise``
-(:class:`~rewardsmith.adapters.policy.RewardError`, which stops the run); ``none`` is refused.
+(:class:`~rewardsmith.adapters.on_error.RewardError`, which stops the run); ``none`` is refused.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from typing import Any
 
 from rewardsmith.adapters.fields import label_fields
 from rewardsmith.adapters.health import InputHealth
-from rewardsmith.adapters.policy import NO_MISSING, OnError, apply_on_error, check_on_error, raise_on_errors
+from rewardsmith.adapters.on_error import NO_MISSING, OnError, apply_on_error, check_on_error, raise_on_errors
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
 from rewardsmith.verifiers.registry import build
 

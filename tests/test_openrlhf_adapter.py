@@ -10,7 +10,7 @@ import logging
 
 import pytest
 
-from rewardsmith.adapters import policy
+from rewardsmith.adapters import on_error as policy
 from rewardsmith.adapters.cli import build_parser
 from rewardsmith.adapters.cli import main as cli_main
 from rewardsmith.adapters.fields import label_fields

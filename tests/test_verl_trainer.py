@@ -32,7 +32,7 @@ import pytest
 from conftest import REPO
 
 from rewardsmith.adapters.health import InputHealth
-from rewardsmith.adapters.policy import RewardError
+from rewardsmith.adapters.on_error import RewardError
 from rewardsmith.verifiers import Sample, build
 
 pytestmark = pytest.mark.slow
