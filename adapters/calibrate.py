@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.adapters.rows import read_rows
+from rewardsmith.adapters.scoring.rows import read_rows
 from rewardsmith.verifiers.core import MISSING, lookup
 
 BIN_COLUMNS = ("bin", "lower", "upper", "count", "mean_predicted", "observed_frequency", "gap")

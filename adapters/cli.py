@@ -304,10 +304,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _score(args: argparse.Namespace) -> int:
     from rewardsmith.adapters.fields import parse_field_map
-    from rewardsmith.adapters.outputs import OutputError, resolve_target
-    from rewardsmith.adapters.provenance import ResumeError
-    from rewardsmith.adapters.rows import InputError, open_source
-    from rewardsmith.adapters.scoring import Interrupted, OutputClosed, format_summary, score_file
+    from rewardsmith.adapters.scoring.job import Interrupted, OutputClosed, format_summary, score_file
+    from rewardsmith.adapters.scoring.outputs import OutputError, resolve_target
+    from rewardsmith.adapters.scoring.provenance import ResumeError
+    from rewardsmith.adapters.scoring.rows import InputError, open_source
     from rewardsmith.verifiers import SpecError, build
     from rewardsmith.verifiers.math import start_pools
     from rewardsmith.verifiers.pool import set_default_workers
@@ -340,7 +340,7 @@ def _score(args: argparse.Namespace) -> int:
                "reward_name": args.reward}
     try:
         if args.backend == "ray":
-            from rewardsmith.adapters.ray_scoring import score_file_ray
+            from rewardsmith.adapters.scoring.ray import score_file_ray
 
             summary = score_file_ray(args.input, args.output, spec, address=args.ray_address,
                                      cpus_per_actor=args.workers or 1, **options)
@@ -363,7 +363,7 @@ def _score(args: argparse.Namespace) -> int:
 
 def _score_status(summary: object, fail_on: list[str], max_error_rate: float | None, resumable: bool) -> int:
     """The exit status of a finished job (see SCORE_EPILOG), with its one-line reason on stderr."""
-    from rewardsmith.adapters.scoring import Summary
+    from rewardsmith.adapters.scoring.job import Summary
 
     assert isinstance(summary, Summary)
     retry = " (rerun with --retry-errors to rescore only those rows)" if resumable else ""

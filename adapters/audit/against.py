@@ -18,8 +18,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.adapters.rows import Row
-from rewardsmith.adapters.scoring import row_sample
+from rewardsmith.adapters.scoring.job import row_sample
+from rewardsmith.adapters.scoring.rows import Row
 from rewardsmith.verifiers.registry import build
 
 LINES_KEPT = 50

@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     except (SpecError, ValueError) as exc:
         return _fail(str(exc))
     from rewardsmith.adapters.grpo.loop import RewardOutage, build_trainer
-    from rewardsmith.adapters.rows import InputError
+    from rewardsmith.adapters.scoring.rows import InputError
     from rewardsmith.reward_models.model import ModelLoadError
 
     try:
