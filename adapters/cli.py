@@ -451,7 +451,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from rewardsmith.adapters.openrlhf import export_source
+    from rewardsmith.adapters.trainers.openrlhf import export_source
     from rewardsmith.verifiers import SpecError, build
     from rewardsmith.verifiers.registry import load_spec
 

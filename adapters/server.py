@@ -1,7 +1,7 @@
 """The reward server: one reward spec behind HTTP, for trainers that call rewards remotely.
 
 Routes: ``POST /get_reward`` (OpenRLHF's remote reward protocol; the contract and the
-version matched are in :mod:`rewardsmith.adapters.openrlhf`), ``POST /v1/score`` (native:
+version matched are in :mod:`rewardsmith.adapters.trainers.openrlhf`), ``POST /v1/score`` (native:
 samples in, verdicts out), ``GET /health``, ``GET /metrics`` (Prometheus text).
 
 Why the machinery: a trainer fires many small concurrent requests. A collector merges
@@ -43,7 +43,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from rewardsmith.adapters.health import InputHealth
 from rewardsmith.adapters.on_error import NO_MISSING, RewardError, check_on_error
-from rewardsmith.adapters.openrlhf import CONSUMER, HEALTH_MIN_ROWS, openrlhf_health, reward_dict, to_samples
+from rewardsmith.adapters.trainers.openrlhf import CONSUMER, HEALTH_MIN_ROWS, openrlhf_health, reward_dict, to_samples
 from rewardsmith.verifiers import Sample, SpecError, Verdict, Verifier, build
 from rewardsmith.verifiers.math import start_pools
 

@@ -9,7 +9,7 @@ import pickle
 
 import pytest
 
-from rewardsmith.adapters.trl import (
+from rewardsmith.adapters.trainers.trl import (
     AsyncRewardFunc,
     RewardError,
     async_reward_funcs,

@@ -251,7 +251,7 @@ on_error={on_error!r}.
 
 import json
 
-from rewardsmith.adapters.openrlhf import as_tensors, openrlhf_health, score_queries
+from rewardsmith.adapters.trainers.openrlhf import as_tensors, openrlhf_health, score_queries
 from rewardsmith.verifiers import build
 
 SPEC = json.loads({spec_json!r})

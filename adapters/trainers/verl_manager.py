@@ -4,7 +4,8 @@ verl 0.9.1 reaches a custom reward manager through its reward loop (``reward.rew
 
     reward.reward_manager.source=importlib
     reward.reward_manager.name=RewardsmithRewardManager
-    reward.reward_manager.module.path=pkg://rewardsmith.adapters.verl_manager   # or <repo>/adapters/verl_manager.py
+    reward.reward_manager.module.path=pkg://rewardsmith.adapters.trainers.verl_manager
+        # or <repo>/adapters/trainers/verl_manager.py
     +reward.reward_kwargs.reward=/abs/reward.yaml      # default: $REWARDSMITH_REWARD, else math
     +reward.reward_kwargs.on_error=raise               # default: $REWARDSMITH_ON_ERROR, else zero
 
@@ -18,7 +19,7 @@ math worker pool sees batches as large as the traffic makes them, not one row at
 row returns ``{"reward_score", "reward_extra_info"}``, as verl's own managers do; verl puts the
 score on the row's last valid response token (``assemble_rm_scores``) and aggregates the extra
 info (``score``, ``acc``, ``status``, ``pred``, numeric ``error`` and ``invalid``) into its metrics.
-Rows become samples exactly as in :mod:`rewardsmith.adapters.verl` (``reward_model.ground_truth``,
+Rows become samples exactly as in :mod:`rewardsmith.adapters.trainers.verl` (``reward_model.ground_truth``,
 ``data_source``, ``extra_info``), with the prompt from ``raw_prompt`` (chat messages) or the
 decoded prompt tokens.
 
@@ -34,7 +35,7 @@ from typing import Any
 from verl import DataProto
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
-from rewardsmith.adapters import verl as glue
+from rewardsmith.adapters.trainers import verl as glue
 from rewardsmith.verifiers.core import Sample
 from rewardsmith.verifiers.math import start_pools
 
@@ -118,7 +119,7 @@ class RewardsmithRewardManager(RewardManagerBase):
         self._batcher = _Batcher(self.score)
 
     def score(self, samples: list[Sample]) -> list[dict[str, Any]]:
-        """One ``verify_batch`` for ``samples``; the per-row dicts of :mod:`rewardsmith.adapters.verl`."""
+        """One ``verify_batch`` for ``samples``; the per-row dicts of :mod:`rewardsmith.adapters.trainers.verl`."""
         return glue.score_samples(samples, reward=self.reward, on_error=self.on_error)
 
     def sample(self, data: DataProto) -> Sample:

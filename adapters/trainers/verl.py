@@ -4,7 +4,7 @@ verl 0.9.1's ``main_ppo`` reads the custom reward function from ``reward.custom_
 the top-level ``custom_reward_function`` block its configs still carry is ignored there (only the
 fully-async entry point migrates it) and verl then scores with its own default scorer, silently::
 
-    reward.custom_reward_function.path=<repo>/adapters/verl.py      # or pkg://rewardsmith.adapters.verl
+    reward.custom_reward_function.path=<repo>/adapters/trainers/verl.py      # or pkg://rewardsmith.adapters.trainers.verl
     reward.custom_reward_function.name=compute_score
     +reward.custom_reward_function.reward_kwargs.reward=/abs/reward.yaml   # default: $REWARDSMITH_REWARD, else math
     +reward.custom_reward_function.reward_kwargs.on_error=raise            # default: $REWARDSMITH_ON_ERROR, else zero
@@ -12,7 +12,7 @@ fully-async entry point migrates it) and verl then scores with its own default s
 verl's default ``naive`` reward manager then calls ``compute_score(data_source=, solution_str=,
 ground_truth=, extra_info=, **reward_kwargs)`` once per sample. To score many rows through one
 ``verify_batch`` (what keeps the math worker pool busy), use the reward manager in
-:mod:`rewardsmith.adapters.verl_manager` instead. ``compute_score_batch`` is the form older verl's
+:mod:`rewardsmith.adapters.trainers.verl_manager` instead. ``compute_score_batch`` is the form older verl's
 ``batch`` reward manager called (0.9.1 has none).
 
 A row becomes a sample in one place (:func:`row_sample`): the ground truth through
@@ -186,7 +186,7 @@ def compute_score_batch(data_sources: Sequence[Any] = (), solution_strs: Sequenc
     if per_sample:  # a per-sample reward manager calling the batch form would get [] and train on nothing
         raise TypeError(f"compute_score_batch was called per sample (with {', '.join(per_sample)}): set "
                         "reward.custom_reward_function.name=compute_score, or use rewardsmith's reward manager "
-                        "(rewardsmith.adapters.verl_manager) to score whole batches")
+                        "(rewardsmith.adapters.trainers.verl_manager) to score whole batches")
     n = len(solution_strs)
     truths = list(ground_truths) if ground_truths is not None else [None] * n
     infos = list(extra_infos) if extra_infos is not None else [None] * n
