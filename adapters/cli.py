@@ -437,7 +437,7 @@ def _serve(args: argparse.Namespace) -> int:
     except SpecError as exc:
         return _fail(f"bad --reward: {exc}")
     try:
-        from rewardsmith.adapters.server import BindError, ServerConfig, serve
+        from rewardsmith.adapters.serve.reward_server import BindError, ServerConfig, serve
     except ImportError as exc:
         return _fail(f"serve needs fastapi, uvicorn and prometheus_client ({exc}): pip install 'rewardsmith[serve]'")
     config = ServerConfig(reward=spec, max_batch=args.max_batch, batch_window_ms=args.batch_window_ms,

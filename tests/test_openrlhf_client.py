@@ -45,7 +45,7 @@ from test_server import ServerThread  # noqa: E402
 
 from rewardsmith.adapters.cli import main as cli_main  # noqa: E402
 from rewardsmith.adapters.fields import label_fields  # noqa: E402
-from rewardsmith.adapters.server import ServerConfig  # noqa: E402
+from rewardsmith.adapters.serve.reward_server import ServerConfig  # noqa: E402
 from rewardsmith.adapters.trainers.openrlhf import component_paths, log_keys  # noqa: E402
 from rewardsmith.verifiers import Sample, Verdict, build  # noqa: E402
 

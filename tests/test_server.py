@@ -25,7 +25,7 @@ import pytest
 import uvicorn
 
 from rewardsmith.adapters.cli import main as cli_main
-from rewardsmith.adapters.server import ServerConfig, create_app
+from rewardsmith.adapters.serve.reward_server import ServerConfig, create_app
 from rewardsmith.adapters.trainers.openrlhf import split_response
 from rewardsmith.verifiers import Verdict, Verifier, build, register
 

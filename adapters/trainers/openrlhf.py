@@ -1,6 +1,6 @@
 """OpenRLHF glue: its remote-reward request in, its reward dict out.
 
-One place for the conversion, used by both ``POST /get_reward`` (``adapters/server.py``)
+One place for the conversion, used by both ``POST /get_reward`` (``adapters/serve/reward_server.py``)
 and the file ``rewardsmith export openrlhf`` writes (loaded by OpenRLHF as
 ``--reward.remote_url reward_func.py``), so the two can never disagree.
 

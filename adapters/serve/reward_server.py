@@ -529,7 +529,7 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, worke
         _log_to_stderr(log_level)
         logger.info("%d workers write their metrics to %s (removed at exit)", workers, metrics_dir)
     try:
-        uvicorn.run("rewardsmith.adapters.server:app_from_env", factory=True, host=host, port=port,
+        uvicorn.run("rewardsmith.adapters.serve.reward_server:app_from_env", factory=True, host=host, port=port,
                     workers=workers if workers > 1 else None, log_level=log_level, timeout_graceful_shutdown=None)
     finally:
         for name, value in saved.items():
