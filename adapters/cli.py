@@ -403,7 +403,7 @@ def _quiet_stdout() -> None:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from rewardsmith.adapters.calibrate import calibrate, format_report
+    from rewardsmith.adapters.reports.calibration import calibrate, format_report
 
     if not args.input.exists():
         return _fail(f"input file {str(args.input)!r} does not exist")

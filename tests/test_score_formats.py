@@ -263,7 +263,7 @@ def test_limit_scores_the_first_rows_and_a_later_run_resumes(reference, tmp_path
 def test_calibrate_reads_a_parquet_output(tmp_path):
     """The other consumer of rows.py: a parquet output's JSON verdict details read back as objects."""
     pytest.importorskip("pyarrow")
-    from rewardsmith.adapters.calibrate import read_pairs
+    from rewardsmith.adapters.reports.calibration import read_pairs
 
     src = REPO / "data" / "calibration_examples.jsonl"
     out = tmp_path / "scored.parquet"
