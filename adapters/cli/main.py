@@ -8,6 +8,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from rewardsmith.adapters.cli.common import _fail
+
 DESCRIPTION = """\
 rewardsmith: rewards that RL training can trust.
 
@@ -295,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.set_defaults(handler=_doctor)
 
     from rewardsmith.adapters.audit.cli import add_parser as add_audit
-    from rewardsmith.adapters.rm_cli import add_parsers
+    from rewardsmith.adapters.cli.reward_models import add_parsers
 
     add_parsers(sub)
     add_audit(sub)
@@ -528,11 +530,6 @@ def _doctor(args: argparse.Namespace) -> int:
     failed = [c for c in checks if not c.ok]
     print("sandbox: ready" if not failed else f"sandbox: {len(failed)} problem(s); see the lines marked FAIL")
     return 1 if failed else 0
-
-
-def _fail(message: str) -> int:
-    print(f"rewardsmith: error: {message}", file=sys.stderr)
-    return 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:

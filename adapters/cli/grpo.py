@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.adapters.cli.common import _fail, _say
 from rewardsmith.adapters.grpo.config import GRPOConfig
-from rewardsmith.adapters.rm_cli import _fail, _say
 from rewardsmith.verifiers.yaml_text import read_mapping
 
 EPILOG = """\

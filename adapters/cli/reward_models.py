@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.adapters.cli.common import _fail, _say
 from rewardsmith.reward_models.synthetic import VARIANTS
 
 LABEL_EPILOG = """\
@@ -165,7 +166,7 @@ def add_parsers(sub: Any) -> None:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
         _add_rm_train_arguments(train)
         train.set_defaults(handler=_train)
-    from rewardsmith.adapters.grpo.cli import add_parser as add_grpo_parser
+    from rewardsmith.adapters.cli.grpo import add_parser as add_grpo_parser
 
     add_grpo_parser(kinds)
 
@@ -226,15 +227,6 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
         raise ValueError(f"the folder of {str(path)!r} does not exist")
     with replacing(path) as tmp, tmp.open("w", encoding="utf-8") as out:
         out.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-
-
-def _fail(message: str) -> int:
-    print(f"rewardsmith: error: {message}", file=sys.stderr)
-    return 2
-
-
-def _say(message: str) -> None:
-    print(message, file=sys.stderr)
 
 
 # --------------------------------------------------------------------------- label
