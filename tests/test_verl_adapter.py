@@ -16,7 +16,7 @@ import pytest
 from rewardsmith.adapters.on_error import RewardError
 from rewardsmith.verifiers import Sample, Verdict, Verifier, build
 
-VERL_FILE = Path(__file__).resolve().parents[1] / "adapters" / "verl.py"
+VERL_FILE = Path(__file__).resolve().parents[1] / "adapters" / "trainers" / "verl.py"
 GOOD = r"So the answer is \boxed{4}."
 
 
