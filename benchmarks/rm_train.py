@@ -125,7 +125,7 @@ def current_rss_mb() -> float | None:
 
 def make_rows(pairs: int, eval_pairs: int, seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``pairs`` training pairs and ``eval_pairs`` held-out ones, each from its own problem."""
-    from rewardsmith.adapters.rm_cli import synthetic_form
+    from rewardsmith.adapters.cli.reward_models import synthetic_form
     from rewardsmith.reward_models.synthetic import generate
 
     rows = synthetic_form(generate(pairs + eval_pairs, seed), "pairwise")

@@ -14,7 +14,7 @@ from rewardsmith.adapters.audit.family import AuditRow, all_families, select
 from rewardsmith.adapters.audit.gold import Gold
 from rewardsmith.adapters.audit.traits import Traits
 from rewardsmith.adapters.cli import main
-from rewardsmith.adapters.rows import Row
+from rewardsmith.adapters.scoring.rows import Row
 from rewardsmith.verifiers import Sample, Verdict, Verifier, build, register
 from rewardsmith.verifiers.math.extract import boxes
 

@@ -37,7 +37,7 @@ from rewardsmith.adapters.audit.families_code import (
 )
 from rewardsmith.adapters.audit.report import format_table
 from rewardsmith.adapters.audit.traits import Traits
-from rewardsmith.adapters.rows import Row
+from rewardsmith.adapters.scoring.rows import Row
 from rewardsmith.verifiers import Sample, Verdict, Verifier, build, register
 from rewardsmith.verifiers.code.tests import defines, extract_code
 

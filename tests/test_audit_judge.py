@@ -41,7 +41,7 @@ from rewardsmith.adapters.audit import AuditReport, all_families, audit
 from rewardsmith.adapters.audit.family import FAMILIES, AuditRow
 from rewardsmith.adapters.audit.gold import Gold
 from rewardsmith.adapters.audit.traits import Traits
-from rewardsmith.adapters.rows import Row
+from rewardsmith.adapters.scoring.rows import Row
 from rewardsmith.verifiers import Sample, build
 from rewardsmith.verifiers.judge.backends import Backend, BackendError, Completion, GenParams
 from rewardsmith.verifiers.math.extract import last_boxed

@@ -17,7 +17,7 @@ from conftest import REPO, SHARED_DATA
 
 from rewardsmith.adapters.audit import AuditReport, audit
 from rewardsmith.adapters.audit.report import format_table
-from rewardsmith.adapters.rows import Row, read_rows
+from rewardsmith.adapters.scoring.rows import Row, read_rows
 
 pytestmark = [pytest.mark.shared_data, pytest.mark.slow]
 

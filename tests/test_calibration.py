@@ -18,8 +18,8 @@ from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss, roc_auc_score
 
 import rewardsmith.verifiers.calibration  # noqa: F401  (runs @register("brier"))
-from rewardsmith.adapters import calibration_metrics as metrics
 from rewardsmith.adapters.cli import main
+from rewardsmith.adapters.reports import calibration_metrics as metrics
 from rewardsmith.reward_models.metrics import auroc
 from rewardsmith.verifiers import Sample, SpecError, Verdict, Verifier, build, register
 from rewardsmith.verifiers.calibration import brier_reward
@@ -290,7 +290,8 @@ def test_default_correctness_is_math_and_the_verifier_pickles():
 def test_importing_the_verifiers_and_the_cli_pulls_no_numpy_or_matplotlib():
     code = (
         "import sys, rewardsmith.verifiers, rewardsmith.verifiers.calibration, "
-        "rewardsmith.verifiers.calibration.confidence, rewardsmith.adapters.cli, rewardsmith.adapters.calibrate\n"
+        "rewardsmith.verifiers.calibration.confidence, rewardsmith.adapters.cli, "
+        "rewardsmith.adapters.reports.calibration\n"
         "from rewardsmith.verifiers import available; available()\n"
         "bad = [m for m in ('numpy', 'matplotlib', 'sklearn') if m in sys.modules]\n"
         "assert not bad, bad"

@@ -205,7 +205,7 @@ def test_score_code_on_humaneval_style_rows(tmp_path, backend):
 
 
 def test_summary_reports_judge_cache_hits_and_cascade_overturns():
-    from rewardsmith.adapters.scoring import Summary, format_summary
+    from rewardsmith.adapters.scoring.job import Summary, format_summary
 
     summary = Summary()
     rows = [

@@ -22,12 +22,12 @@ PUBLIC_ERRORS = [
     ("rewardsmith.reward_models.loading", "ModelLoadError", RuntimeError),
     ("rewardsmith.reward_models.data", "DataError", ValueError),
     ("rewardsmith.reward_models.encoding", "TooLong", ValueError),
-    ("rewardsmith.adapters.outputs", "OutputError", ValueError),
-    ("rewardsmith.adapters.rows", "InputError", ValueError),
-    ("rewardsmith.adapters.provenance", "ResumeError", RuntimeError),
-    ("rewardsmith.adapters.policy", "RewardError", RuntimeError),
+    ("rewardsmith.adapters.scoring.outputs", "OutputError", ValueError),
+    ("rewardsmith.adapters.scoring.rows", "InputError", ValueError),
+    ("rewardsmith.adapters.scoring.provenance", "ResumeError", RuntimeError),
+    ("rewardsmith.adapters.on_error", "RewardError", RuntimeError),
     ("rewardsmith.adapters.grpo.loop", "RewardOutage", RuntimeError),
-    ("rewardsmith.adapters.server", "BindError", RuntimeError),
+    ("rewardsmith.adapters.serve.reward_server", "BindError", RuntimeError),
 ]
 
 

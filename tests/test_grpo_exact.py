@@ -59,7 +59,7 @@ def _trl_trainer(model_dir, tmp_path, dataset=None, **switches):
     from trl import GRPOConfig as TRLConfig
     from trl import GRPOTrainer as TRLTrainer
 
-    from rewardsmith.adapters.trl import reward_funcs
+    from rewardsmith.adapters.trainers.trl import reward_funcs
 
     rows = dataset or [{"prompt": [{"role": "user", "content": q}], "answer": a} for q, a in PROMPTS]
     settings = {"output_dir": str(tmp_path / "trl"), "use_cpu": True, "bf16": False, "report_to": [],

@@ -311,7 +311,7 @@ def test_holistic_uses_logprobs_when_given() -> None:
 
 
 def test_dead_backend_is_an_error_never_a_score() -> None:
-    from rewardsmith.adapters.judge_server import free_port
+    from rewardsmith.adapters.serve.judge_server import free_port
 
     dead = OpenAIBackend(base_url=f"http://127.0.0.1:{free_port()}/v1", retries=1, backoff_s=0.01, timeout_s=2)
     verdicts = JudgeVerifier(mode="reference", backend=dead, cache=False).verify_batch(samples())
@@ -374,7 +374,7 @@ def test_cascade_asks_the_judge_only_for_rule_negatives_it_is_not_certain_of() -
 
 
 def test_cascade_judge_failure() -> None:
-    from rewardsmith.adapters.judge_server import free_port
+    from rewardsmith.adapters.serve.judge_server import free_port
 
     dead = {"kind": "openai", "base_url": f"http://127.0.0.1:{free_port()}/v1", "retries": 0}
     row = [Sample(prompt="q", completion="one half", fields={"answer": "1/2"})]
@@ -393,7 +393,7 @@ def test_cascade_judge_failure() -> None:
 def test_http_backend_against_the_server_with_a_fake_model() -> None:
     pytest.importorskip("fastapi")
     pytest.importorskip("uvicorn")
-    from rewardsmith.adapters.judge_server import serve_in_thread
+    from rewardsmith.adapters.serve.judge_server import serve_in_thread
 
     fake = FakeBackend(lambda m: "ok.\nScore: 4", model="fake-judge")
     with serve_in_thread(fake, max_wait_s=0.05) as (url, app):
@@ -436,7 +436,7 @@ def smol():
 @pytest.fixture(scope="session")
 def smol_server(smol):
     pytest.importorskip("fastapi")
-    from rewardsmith.adapters.judge_server import serve_in_thread
+    from rewardsmith.adapters.serve.judge_server import serve_in_thread
 
     with serve_in_thread(smol) as (url, app):
         yield url, app

@@ -6,6 +6,8 @@ fastapi and numpy, at module level or inside functions. Inside rewardsmith.verif
 the families math, code, judge and calibration do not import each other, and the programs
 shipped into the sandbox as source (verifiers/code/sandboxed/) import the standard library and
 each other only: the contract says so for rewardsmith and known packages, a test here for all.
+Within adapters, the CLI is the top (nothing else imports rewardsmith.adapters.cli) and its
+modules import each other downwards only.
 """
 
 from __future__ import annotations

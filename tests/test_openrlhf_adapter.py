@@ -10,11 +10,11 @@ import logging
 
 import pytest
 
-from rewardsmith.adapters import policy
+from rewardsmith.adapters import on_error as policy
 from rewardsmith.adapters.cli import build_parser
 from rewardsmith.adapters.cli import main as cli_main
 from rewardsmith.adapters.fields import label_fields
-from rewardsmith.adapters.openrlhf import log_keys, reward_dict, score_queries, to_samples
+from rewardsmith.adapters.trainers.openrlhf import log_keys, reward_dict, score_queries, to_samples
 from rewardsmith.verifiers import build
 
 MATH = {"type": "math", "workers": 0}
@@ -22,7 +22,7 @@ GATE = {"type": "gate", "when": {"type": "format", "tags": ["answer"]}, "then": 
 
 
 def test_on_error_raise_is_the_shared_reward_error():
-    import rewardsmith.adapters.openrlhf as openrlhf
+    import rewardsmith.adapters.trainers.openrlhf as openrlhf
 
     assert not hasattr(openrlhf, "ON_ERROR_CHOICES")
     assert getattr(openrlhf, "RewardError", policy.RewardError) is policy.RewardError

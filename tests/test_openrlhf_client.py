@@ -45,8 +45,8 @@ from test_server import ServerThread  # noqa: E402
 
 from rewardsmith.adapters.cli import main as cli_main  # noqa: E402
 from rewardsmith.adapters.fields import label_fields  # noqa: E402
-from rewardsmith.adapters.openrlhf import component_paths, log_keys  # noqa: E402
-from rewardsmith.adapters.server import ServerConfig  # noqa: E402
+from rewardsmith.adapters.serve.reward_server import ServerConfig  # noqa: E402
+from rewardsmith.adapters.trainers.openrlhf import component_paths, log_keys  # noqa: E402
 from rewardsmith.verifiers import Sample, Verdict, build  # noqa: E402
 
 pytestmark = pytest.mark.slow  # a tokenizer load and real HTTP round trips per row
@@ -90,7 +90,7 @@ def openrlhf_parser() -> argparse.ArgumentParser:
 def test_every_openrlhf_command_line_we_print_is_accepted_by_its_real_parser(tmp_path, capsys):
     from openrlhf.utils.config import hierarchize
 
-    from rewardsmith.adapters.openrlhf import export_source
+    from rewardsmith.adapters.trainers.openrlhf import export_source
 
     texts = [export_source("math", filename="reward_func.py")]
     for command in (["serve", "--help"], ["export", "openrlhf", "--help"]):

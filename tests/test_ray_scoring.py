@@ -13,9 +13,9 @@ from conftest import REPO
 
 ray = pytest.importorskip("ray")
 
-from rewardsmith.adapters.provenance import ResumeError, record_path  # noqa: E402
-from rewardsmith.adapters.ray_scoring import score_file_ray  # noqa: E402
-from rewardsmith.adapters.scoring import score_file  # noqa: E402
+from rewardsmith.adapters.scoring.job import score_file  # noqa: E402
+from rewardsmith.adapters.scoring.provenance import ResumeError, record_path  # noqa: E402
+from rewardsmith.adapters.scoring.ray import score_file_ray  # noqa: E402
 from rewardsmith.verifiers import build  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -185,7 +185,7 @@ def test_ray_refuses_to_resume_another_job_and_resumes_its_own(tmp_path):
 def test_ray_parquet_output_with_field_mapping_and_retry_matches_local(tmp_path):
     """Issue 11 items 7 and 9 on the Ray backend: formats, --field and --retry-errors run through the same job."""
     pytest.importorskip("pyarrow")
-    from rewardsmith.adapters.rows import read_rows
+    from rewardsmith.adapters.scoring.rows import read_rows
 
     rows = [{"id": i, "response": f"#### {i % 4}", "meta": {"gold": str(i % 3)}} for i in range(40)]
     src = tmp_path / "in.jsonl"

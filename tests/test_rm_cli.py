@@ -181,8 +181,8 @@ def test_a_trained_model_scores_the_same_in_score_server_and_trl(trained, synthe
     import httpx
     from test_server import ServerThread
 
-    from rewardsmith.adapters.server import ServerConfig
-    from rewardsmith.adapters.trl import reward_funcs
+    from rewardsmith.adapters.serve.reward_server import ServerConfig
+    from rewardsmith.adapters.trainers.trl import reward_funcs
     from rewardsmith.verifiers import Sample, build
 
     rows = read_jsonl(synthetic_files / "points.jsonl")[:6]

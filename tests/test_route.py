@@ -16,8 +16,8 @@ import pytest
 from conftest import REPO, sample
 
 from rewardsmith.adapters.cli import main
-from rewardsmith.adapters.openrlhf import score_queries
-from rewardsmith.adapters.verl import row_sample
+from rewardsmith.adapters.trainers.openrlhf import score_queries
+from rewardsmith.adapters.trainers.verl import row_sample
 from rewardsmith.verifiers import Sample, SpecError, build
 from rewardsmith.verifiers import compose as compose_module
 

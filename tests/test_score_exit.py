@@ -153,7 +153,7 @@ def test_retry_errors_on_a_partial_output_then_finishes_it(tmp_path, capsys):
 def test_retry_errors_on_a_finished_converted_output(tmp_path, suffix):
     if suffix == ".parquet":
         pytest.importorskip("pyarrow")
-    from rewardsmith.adapters.rows import read_rows
+    from rewardsmith.adapters.scoring.rows import read_rows
 
     src = write_rows(tmp_path / "in.jsonl")
     out = tmp_path / f"out{suffix}"

@@ -85,7 +85,7 @@ def test_parquet_output_by_extension_matches_jsonl(reference, tmp_path):
     pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
-    from rewardsmith.adapters.rows import read_rows
+    from rewardsmith.adapters.scoring.rows import read_rows
 
     src, want = reference
     out = tmp_path / "scored.parquet"
@@ -101,7 +101,7 @@ def test_parquet_output_by_extension_matches_jsonl(reference, tmp_path):
 def test_parquet_output_resumes_exactly(reference, tmp_path, capsys):
     """--limit stops early; the part file keeps the rows; a torn line is cut; the rest is scored once."""
     pytest.importorskip("pyarrow")
-    from rewardsmith.adapters.rows import read_rows
+    from rewardsmith.adapters.scoring.rows import read_rows
 
     src, want = reference
     out = tmp_path / "scored.parquet"
@@ -119,7 +119,7 @@ def test_parquet_output_resumes_exactly(reference, tmp_path, capsys):
 
 def test_parquet_output_keeps_a_column_of_mixed_types(tmp_path):
     pytest.importorskip("pyarrow")
-    from rewardsmith.adapters.rows import read_rows
+    from rewardsmith.adapters.scoring.rows import read_rows
 
     rows = [{"id": 1, "completion": "#### 1", "answer": "1", "meta": {}},
             {"id": "two", "completion": "#### 2", "answer": "2", "meta": {"k": [1, 2]}}]
@@ -263,7 +263,7 @@ def test_limit_scores_the_first_rows_and_a_later_run_resumes(reference, tmp_path
 def test_calibrate_reads_a_parquet_output(tmp_path):
     """The other consumer of rows.py: a parquet output's JSON verdict details read back as objects."""
     pytest.importorskip("pyarrow")
-    from rewardsmith.adapters.calibrate import read_pairs
+    from rewardsmith.adapters.reports.calibration import read_pairs
 
     src = REPO / "data" / "calibration_examples.jsonl"
     out = tmp_path / "scored.parquet"

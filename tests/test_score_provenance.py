@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from rewardsmith.adapters import rows as reader
 from rewardsmith.adapters.cli import main
-from rewardsmith.adapters.provenance import record_path, spec_fingerprint
-from rewardsmith.adapters.rows import fingerprint, fingerprint_spans
-from rewardsmith.adapters.scoring import Job, local_scorer, run_job
+from rewardsmith.adapters.scoring import rows as reader
+from rewardsmith.adapters.scoring.job import Job, local_scorer, run_job
+from rewardsmith.adapters.scoring.provenance import record_path, spec_fingerprint
+from rewardsmith.adapters.scoring.rows import fingerprint, fingerprint_spans
 from rewardsmith.verifiers import build
 
 

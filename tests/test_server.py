@@ -25,8 +25,8 @@ import pytest
 import uvicorn
 
 from rewardsmith.adapters.cli import main as cli_main
-from rewardsmith.adapters.openrlhf import split_response
-from rewardsmith.adapters.server import ServerConfig, create_app
+from rewardsmith.adapters.serve.reward_server import ServerConfig, create_app
+from rewardsmith.adapters.trainers.openrlhf import split_response
 from rewardsmith.verifiers import Verdict, Verifier, build, register
 
 MATH = {"type": "math", "workers": 0}
@@ -122,7 +122,7 @@ def test_split_response_after_a_truncated_prompt_is_anchored_at_the_start():
 
 
 def test_a_truncated_prompts_numbers_never_earn_reward():
-    from rewardsmith.adapters.openrlhf import score_queries
+    from rewardsmith.adapters.trainers.openrlhf import score_queries
 
     verifier = build(MATH)
     truncated = LONG_PROMPT[300:]
@@ -131,7 +131,7 @@ def test_a_truncated_prompts_numbers_never_earn_reward():
     assert result["rewards"] == [0.0, 0.0, 1.0]  # the whole query would read the prompt's "the answer is 42"
     assert result["extra_logs"]["status_no_answer"][0] == 1.0
     assert result["extra_logs"]["status_invalid_input"][1] == 1.0
-    samples_verdict = verifier.verify(__import__("rewardsmith.adapters.openrlhf", fromlist=["to_samples"])
+    samples_verdict = verifier.verify(__import__("rewardsmith.adapters.trainers.openrlhf", fromlist=["to_samples"])
                                       .to_samples(queries[1:2], [LONG_PROMPT], ["42"])[0])
     assert samples_verdict.status == "invalid_input" and "tail of it" in samples_verdict.feedback
 
@@ -345,7 +345,7 @@ def test_openrlhf_flags_are_the_ones_its_0_11_parser_declares(capsys, tmp_path):
     """OpenRLHF 0.11.2's train_ppo_ray parser declares --reward.remote_url and --data.label_key
     and rejects the older --remote_rm_url/--label_key (the names, without OpenRLHF installed;
     test_openrlhf_client.py parses every printed command line with that real parser)."""
-    from rewardsmith.adapters.openrlhf import export_source
+    from rewardsmith.adapters.trainers.openrlhf import export_source
 
     texts = [export_source("math", filename="reward_func.py")]
     for command in (["serve", "--help"], ["export", "openrlhf", "--help"]):

@@ -21,7 +21,7 @@ import httpx
 import pytest
 from test_server import OPENRLHF_REQUEST, ServerThread, free_port, metric_samples
 
-from rewardsmith.adapters.server import ServerConfig
+from rewardsmith.adapters.serve.reward_server import ServerConfig
 from rewardsmith.verifiers.math import GradeTask
 from rewardsmith.verifiers.pool import DEFAULT_MEMORY_MB, _shared, shared_pool
 

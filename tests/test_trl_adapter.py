@@ -9,7 +9,7 @@ import pickle
 
 import pytest
 
-from rewardsmith.adapters.trl import (
+from rewardsmith.adapters.trainers.trl import (
     AsyncRewardFunc,
     RewardError,
     async_reward_funcs,
@@ -195,7 +195,7 @@ def test_a_mapped_column_a_row_lacks_never_falls_back_to_the_rows_own_field():
 
 def test_the_error_policy_is_the_shared_one():
     """Item 12: one policy, one exception type, for every adapter."""
-    from rewardsmith.adapters import policy
+    from rewardsmith.adapters import on_error as policy
 
     assert RewardError is policy.RewardError
     with pytest.raises(ValueError, match="on_error must be one of none, zero, raise"):

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from rewardsmith.adapters.policy import RewardError
+from rewardsmith.adapters.on_error import RewardError
 from rewardsmith.verifiers import Sample, Verdict, Verifier, build
 
-VERL_FILE = Path(__file__).resolve().parents[1] / "adapters" / "verl.py"
+VERL_FILE = Path(__file__).resolve().parents[1] / "adapters" / "trainers" / "verl.py"
 GOOD = r"So the answer is \boxed{4}."
 
 

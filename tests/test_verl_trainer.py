@@ -32,15 +32,19 @@ import pytest
 from conftest import REPO
 
 from rewardsmith.adapters.health import InputHealth
-from rewardsmith.adapters.policy import RewardError
+from rewardsmith.adapters.on_error import RewardError
 from rewardsmith.verifiers import Sample, build
 
 pytestmark = pytest.mark.slow
 
 HYDRA_PATH = Path(os.environ.get("REWARDSMITH_HYDRA_PATH", Path.home() / ".cache" / "rewardsmith" / "hydra-1.3.8"))
 MANAGER = "RewardsmithRewardManager"
-MANAGER_PATHS = ["pkg://rewardsmith.adapters.verl_manager", str(REPO / "adapters" / "verl_manager.py")]
-FUNCTION_PATHS = [str(REPO / "adapters" / "verl.py"), "pkg://rewardsmith.adapters.verl"]
+# The 0.1 paths (adapters/verl*.py, rewardsmith.adapters.verl*) are compatibility modules: still tested.
+MANAGER_PATHS = ["pkg://rewardsmith.adapters.trainers.verl_manager",
+                 str(REPO / "adapters" / "trainers" / "verl_manager.py"),
+                 "pkg://rewardsmith.adapters.verl_manager", str(REPO / "adapters" / "verl_manager.py")]
+FUNCTION_PATHS = [str(REPO / "adapters" / "trainers" / "verl.py"), "pkg://rewardsmith.adapters.trainers.verl",
+                  str(REPO / "adapters" / "verl.py"), "pkg://rewardsmith.adapters.verl"]
 MATH = {"type": "math", "workers": 0}
 
 
@@ -72,7 +76,7 @@ from verl.experimental.reward_loop.reward_loop import RewardLoopWorker  # noqa: 
 from verl.trainer.ppo.reward import get_custom_reward_fn, resolve_reward_manager_cls  # noqa: E402
 from verl.utils.reward_score import default_compute_score  # noqa: E402
 
-from rewardsmith.adapters import verl as glue  # noqa: E402
+from rewardsmith.adapters.trainers import verl as glue  # noqa: E402
 
 _COMPOSE = """
 import importlib.util, json, os, sys

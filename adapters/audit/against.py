@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.adapters.fields import row_sample
-from rewardsmith.adapters.rows import Row
+from rewardsmith.adapters.scoring.rows import Row
 from rewardsmith.verifiers.registry import build
 
 LINES_KEPT = 50

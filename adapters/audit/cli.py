@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, name) is not None and getattr(args, name) < 1:
             return _fail(f"--{name.replace('_', '-')} must be at least 1")
     from rewardsmith.adapters.fields import parse_field_map
-    from rewardsmith.adapters.rows import InputError, open_source
+    from rewardsmith.adapters.scoring.rows import InputError, open_source
     from rewardsmith.verifiers import SpecError, build
     from rewardsmith.verifiers.pool import set_default_workers
     from rewardsmith.verifiers.registry import load_spec

@@ -18,7 +18,7 @@ from rewardsmith.adapters.audit.family import AuditRow, Family, Probe, select
 from rewardsmith.adapters.audit.gold import Gold
 from rewardsmith.adapters.audit.traits import Traits
 from rewardsmith.adapters.fields import map_fields
-from rewardsmith.adapters.rows import Row
+from rewardsmith.adapters.scoring.rows import Row
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, message_text
 from rewardsmith.verifiers.registry import build
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from rewardsmith.adapters.rows import read_rows
+from rewardsmith.adapters.scoring.rows import read_rows
 
 ChatMode = Literal["auto", "always", "never"]
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.adapters.cli.common import _fail, _say
 from rewardsmith.reward_models.synthetic import VARIANTS
 
 LABEL_EPILOG = """\
@@ -165,7 +166,7 @@ def add_parsers(sub: Any) -> None:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
         _add_rm_train_arguments(train)
         train.set_defaults(handler=_train)
-    from rewardsmith.adapters.grpo.cli import add_parser as add_grpo_parser
+    from rewardsmith.adapters.cli.grpo import add_parser as add_grpo_parser
 
     add_grpo_parser(kinds)
 
@@ -213,14 +214,14 @@ def _add_rm_train_arguments(train: argparse.ArgumentParser) -> None:
 def numbered_rows(path: str, split: str | None = None) -> Iterator[tuple[int, Any]]:
     """``(line, row)`` pairs of any file ``score`` reads; a line that did not parse comes as its
     error message (reported by the caller, with its number)."""
-    from rewardsmith.adapters.rows import read_rows
+    from rewardsmith.adapters.scoring.rows import read_rows
 
     for row in read_rows(path, split):
         yield row.line, row.data if row.error is None else f"not a JSON object ({row.error})"
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    from rewardsmith.adapters.outputs import replacing
+    from rewardsmith.adapters.scoring.outputs import replacing
 
     if not path.parent.is_dir():
         raise ValueError(f"the folder of {str(path)!r} does not exist")
@@ -228,20 +229,11 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
         out.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
-def _fail(message: str) -> int:
-    print(f"rewardsmith: error: {message}", file=sys.stderr)
-    return 2
-
-
-def _say(message: str) -> None:
-    print(message, file=sys.stderr)
-
-
 # --------------------------------------------------------------------------- label
 
 
 def _label_outcome(args: argparse.Namespace) -> int:
-    from rewardsmith.adapters.rows import InputError
+    from rewardsmith.adapters.scoring.rows import InputError
     from rewardsmith.reward_models.data import outcome_rows
 
     try:
@@ -256,7 +248,7 @@ def _label_outcome(args: argparse.Namespace) -> int:
 
 
 def _label_processbench(args: argparse.Namespace) -> int:
-    from rewardsmith.adapters.rows import InputError
+    from rewardsmith.adapters.scoring.rows import InputError
     from rewardsmith.reward_models.data import from_processbench, label_counts, load_examples
 
     rows, problems = [], []
@@ -321,10 +313,10 @@ def synthetic_form(rows: list[dict[str, Any]], form: str) -> list[dict[str, Any]
 
 def _label_steps(args: argparse.Namespace) -> int:
     from rewardsmith.adapters.fields import map_fields, parse_field_map
-    from rewardsmith.adapters.outputs import OutputError
-    from rewardsmith.adapters.provenance import ResumeError
-    from rewardsmith.adapters.rows import InputError, Row, open_source
-    from rewardsmith.adapters.scoring import Interrupted, Job, format_summary, run_job, spec_value
+    from rewardsmith.adapters.scoring.job import Interrupted, Job, format_summary, run_job, spec_value
+    from rewardsmith.adapters.scoring.outputs import OutputError
+    from rewardsmith.adapters.scoring.provenance import ResumeError
+    from rewardsmith.adapters.scoring.rows import InputError, Row, open_source
     from rewardsmith.reward_models.labeling import StepLabelConfig, StepLabeler
     from rewardsmith.reward_models.model import ModelLoadError
     from rewardsmith.reward_models.sampler import Sampling, load_policy
@@ -399,7 +391,7 @@ def _label_steps(args: argparse.Namespace) -> int:
 
 def step_label_report(output: str, tokens: int, seconds: float, rows_now: int) -> str:
     """The label distribution of a ``label steps`` output and the time per prefix."""
-    from rewardsmith.adapters.outputs import read_output, resolve_target
+    from rewardsmith.adapters.scoring.outputs import read_output, resolve_target
 
     steps = labelled_rows = 0
     values: list[float] = []
@@ -443,7 +435,7 @@ def load_training_rows(paths: list[str], kind: str) -> Any:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from rewardsmith.adapters.rows import InputError
+    from rewardsmith.adapters.scoring.rows import InputError
     from rewardsmith.reward_models.data import DataError
     from rewardsmith.reward_models.model import ModelLoadError
     from rewardsmith.reward_models.train import TrainConfig, Trainer
@@ -497,7 +489,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from rewardsmith.adapters.rows import InputError
+    from rewardsmith.adapters.scoring.rows import InputError
     from rewardsmith.reward_models.data import DataError
     from rewardsmith.reward_models.evaluate import evaluate_files
     from rewardsmith.reward_models.model import ModelLoadError

@@ -1,9 +1,9 @@
-"""``rewardsmith score`` on a Ray cluster: the same job as adapters/scoring.py, scaled out.
+"""``rewardsmith score`` on a Ray cluster: the same job as adapters/scoring/job.py, scaled out.
 
 Why plain actors and not ``ray.data.read_json``: Ray Data's readers fail on a malformed
 line and drop line numbers and order, and the output contract (line k of OUTPUT belongs
 to input row k, malformed lines written through, resume by prefix) lives on the driver
-anyway. So the driver reads rows with adapters/rows.py, ships batches to actors that
+anyway. So the driver reads rows with adapters/scoring/rows.py, ships batches to actors that
 each build the verifier once from the spec and return only verdicts, and the local job's
 own ``run_job`` does everything else: input formats, ``--field`` mapping, the provenance
 check before a resume, output formats, ``--retry-errors``, Ctrl-C. Output files are
@@ -20,8 +20,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from rewardsmith.adapters.rows import Row
-from rewardsmith.adapters.scoring import (
+from rewardsmith.adapters.scoring.job import (
     Batches,
     Job,
     Scorer,
@@ -31,6 +30,7 @@ from rewardsmith.adapters.scoring import (
     spec_value,
     verify_rows,
 )
+from rewardsmith.adapters.scoring.rows import Row
 from rewardsmith.verifiers import Verdict, Verifier, build
 from rewardsmith.verifiers.judge.backends import BackendError
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.adapters.rows import read_rows
+from rewardsmith.adapters.scoring.rows import read_rows
 from rewardsmith.verifiers.core import MISSING, lookup
 
 BIN_COLUMNS = ("bin", "lower", "upper", "count", "mean_predicted", "observed_frequency", "gap")
@@ -87,7 +87,7 @@ def read_pairs(path: Path, prob_field: str, label_field: str) -> Pairs:
 
 def build_report(pairs: Pairs, n_bins: int = 10, strategy: str = "uniform", **source: Any) -> dict[str, Any]:
     """metrics.json's content: the metrics plus where they came from and what was skipped."""
-    from rewardsmith.adapters.calibration_metrics import calibration_summary
+    from rewardsmith.adapters.reports.calibration_metrics import calibration_summary
 
     return {
         **source,

@@ -8,6 +8,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from rewardsmith.adapters.cli.common import _fail
+
 DESCRIPTION = """\
 rewardsmith: rewards that RL training can trust.
 
@@ -212,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--no-plot", action="store_true", help="skip reliability.png (no matplotlib needed)")
     calibrate.set_defaults(handler=_calibrate)
 
-    from rewardsmith.adapters.policy import NO_MISSING
+    from rewardsmith.adapters.on_error import NO_MISSING
 
     serve = sub.add_parser(
         "serve",
@@ -295,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.set_defaults(handler=_doctor)
 
     from rewardsmith.adapters.audit.cli import add_parser as add_audit
-    from rewardsmith.adapters.rm_cli import add_parsers
+    from rewardsmith.adapters.cli.reward_models import add_parsers
 
     add_parsers(sub)
     add_audit(sub)
@@ -304,10 +306,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _score(args: argparse.Namespace) -> int:
     from rewardsmith.adapters.fields import parse_field_map
-    from rewardsmith.adapters.outputs import OutputError, resolve_target
-    from rewardsmith.adapters.provenance import ResumeError
-    from rewardsmith.adapters.rows import InputError, open_source
-    from rewardsmith.adapters.scoring import Interrupted, OutputClosed, format_summary, score_file
+    from rewardsmith.adapters.scoring.job import Interrupted, OutputClosed, format_summary, score_file
+    from rewardsmith.adapters.scoring.outputs import OutputError, resolve_target
+    from rewardsmith.adapters.scoring.provenance import ResumeError
+    from rewardsmith.adapters.scoring.rows import InputError, open_source
     from rewardsmith.verifiers import SpecError, build
     from rewardsmith.verifiers.math import start_pools
     from rewardsmith.verifiers.pool import set_default_workers
@@ -340,7 +342,7 @@ def _score(args: argparse.Namespace) -> int:
                "reward_name": args.reward}
     try:
         if args.backend == "ray":
-            from rewardsmith.adapters.ray_scoring import score_file_ray
+            from rewardsmith.adapters.scoring.ray import score_file_ray
 
             summary = score_file_ray(args.input, args.output, spec, address=args.ray_address,
                                      cpus_per_actor=args.workers or 1, **options)
@@ -363,7 +365,7 @@ def _score(args: argparse.Namespace) -> int:
 
 def _score_status(summary: object, fail_on: list[str], max_error_rate: float | None, resumable: bool) -> int:
     """The exit status of a finished job (see SCORE_EPILOG), with its one-line reason on stderr."""
-    from rewardsmith.adapters.scoring import Summary
+    from rewardsmith.adapters.scoring.job import Summary
 
     assert isinstance(summary, Summary)
     retry = " (rerun with --retry-errors to rescore only those rows)" if resumable else ""
@@ -403,7 +405,7 @@ def _quiet_stdout() -> None:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from rewardsmith.adapters.calibrate import calibrate, format_report
+    from rewardsmith.adapters.reports.calibration import calibrate, format_report
 
     if not args.input.exists():
         return _fail(f"input file {str(args.input)!r} does not exist")
@@ -437,7 +439,7 @@ def _serve(args: argparse.Namespace) -> int:
     except SpecError as exc:
         return _fail(f"bad --reward: {exc}")
     try:
-        from rewardsmith.adapters.server import BindError, ServerConfig, serve
+        from rewardsmith.adapters.serve.reward_server import BindError, ServerConfig, serve
     except ImportError as exc:
         return _fail(f"serve needs fastapi, uvicorn and prometheus_client ({exc}): pip install 'rewardsmith[serve]'")
     config = ServerConfig(reward=spec, max_batch=args.max_batch, batch_window_ms=args.batch_window_ms,
@@ -451,7 +453,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from rewardsmith.adapters.openrlhf import export_source
+    from rewardsmith.adapters.trainers.openrlhf import export_source
     from rewardsmith.verifiers import SpecError, build
     from rewardsmith.verifiers.registry import load_spec
 
@@ -528,11 +530,6 @@ def _doctor(args: argparse.Namespace) -> int:
     failed = [c for c in checks if not c.ok]
     print("sandbox: ready" if not failed else f"sandbox: {len(failed)} problem(s); see the lines marked FAIL")
     return 1 if failed else 0
-
-
-def _fail(message: str) -> int:
-    print(f"rewardsmith: error: {message}", file=sys.stderr)
-    return 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,7 +27,7 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
-from rewardsmith.adapters.rows import JSON_COLUMNS_KEY, PARQUET_SUFFIXES, open_source
+from rewardsmith.adapters.scoring.rows import JSON_COLUMNS_KEY, PARQUET_SUFFIXES, open_source
 from rewardsmith.verifiers import RewardsmithError
 
 STDOUT = "-"

@@ -5,7 +5,7 @@ with no internet, and a team can serve one judge model to many trainer workers. 
 requests are gathered into batches (up to ``max_batch``, waiting at most ``max_wait_s``) and
 generated together, which is where concurrent judging gains its throughput.
 
-    python -m rewardsmith.adapters.judge_server --model smollm2 --port 8001   # loopback by default
+    python -m rewardsmith.adapters.serve.judge_server --model smollm2 --port 8001   # loopback by default
 
 Endpoints: ``POST /v1/chat/completions`` (``messages``, ``max_tokens``, ``temperature``,
 ``seed``, ``logprobs``, ``top_logprobs``) and ``GET /v1/models``.

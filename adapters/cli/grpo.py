@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.adapters.cli.common import _fail, _say
 from rewardsmith.adapters.grpo.config import GRPOConfig
-from rewardsmith.adapters.rm_cli import _fail, _say
 from rewardsmith.verifiers.yaml_text import read_mapping
 
 EPILOG = """\
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     except (SpecError, ValueError) as exc:
         return _fail(str(exc))
     from rewardsmith.adapters.grpo.loop import RewardOutage, build_trainer
-    from rewardsmith.adapters.rows import InputError
+    from rewardsmith.adapters.scoring.rows import InputError
     from rewardsmith.reward_models.model import ModelLoadError
 
     try:

@@ -1,7 +1,7 @@
 """The reward server: one reward spec behind HTTP, for trainers that call rewards remotely.
 
 Routes: ``POST /get_reward`` (OpenRLHF's remote reward protocol; the contract and the
-version matched are in :mod:`rewardsmith.adapters.openrlhf`), ``POST /v1/score`` (native:
+version matched are in :mod:`rewardsmith.adapters.trainers.openrlhf`), ``POST /v1/score`` (native:
 samples in, verdicts out), ``GET /health``, ``GET /metrics`` (Prometheus text).
 
 Why the machinery: a trainer fires many small concurrent requests. A collector merges
@@ -42,8 +42,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from rewardsmith.adapters.health import InputHealth
-from rewardsmith.adapters.openrlhf import CONSUMER, HEALTH_MIN_ROWS, openrlhf_health, reward_dict, to_samples
-from rewardsmith.adapters.policy import NO_MISSING, RewardError, check_on_error
+from rewardsmith.adapters.on_error import NO_MISSING, RewardError, check_on_error
+from rewardsmith.adapters.trainers.openrlhf import CONSUMER, HEALTH_MIN_ROWS, openrlhf_health, reward_dict, to_samples
 from rewardsmith.verifiers import RewardsmithError, Sample, SpecError, Verdict, Verifier, build
 from rewardsmith.verifiers.math import start_pools
 
@@ -529,7 +529,7 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, worke
         _log_to_stderr(log_level)
         logger.info("%d workers write their metrics to %s (removed at exit)", workers, metrics_dir)
     try:
-        uvicorn.run("rewardsmith.adapters.server:app_from_env", factory=True, host=host, port=port,
+        uvicorn.run("rewardsmith.adapters.serve.reward_server:app_from_env", factory=True, host=host, port=port,
                     workers=workers if workers > 1 else None, log_level=log_level, timeout_graceful_shutdown=None)
     finally:
         for name, value in saved.items():

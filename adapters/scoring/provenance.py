@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.adapters.outputs import replacing
+from rewardsmith.adapters.scoring.outputs import replacing
 from rewardsmith.verifiers import RewardsmithError
 from rewardsmith.verifiers.core import Verifier
 

@@ -7,13 +7,13 @@ skips exactly the rows already written: no row is lost or scored twice.
 
 A rerun resumes only the job that wrote OUTPUT: the input's identity, the spec's
 fingerprint and the field mapping are recorded beside it before the first batch
-(``adapters/provenance.py``) and a mismatch is refused. Formats other than JSONL are
-scored into a JSONL part file and converted at the end (``adapters/outputs.py``), so
+(``adapters/scoring/provenance.py``) and a mismatch is refused. Formats other than JSONL are
+scored into a JSONL part file and converted at the end (``adapters/scoring/outputs.py``), so
 resume stays exact for them too; streams (``-``, pipes) are written once, never read.
 
 The job is backend-neutral: :func:`run_job` reads, resumes, writes and reports; a
 *scorer* turns batches of rows into verdicts (in this process, or on Ray actors in
-``adapters/ray_scoring.py``), so both backends write the same file.
+``adapters/scoring/ray.py``), so both backends write the same file.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import IO, Any
 
 from rewardsmith.adapters.fields import row_sample
 from rewardsmith.adapters.health import InputHealth, missing_fields
-from rewardsmith.adapters.outputs import (
+from rewardsmith.adapters.scoring.outputs import (
     Target,
     finalize,
     open_stream,
@@ -44,7 +44,7 @@ from rewardsmith.adapters.outputs import (
     resolve_target,
     unpack,
 )
-from rewardsmith.adapters.provenance import (
+from rewardsmith.adapters.scoring.provenance import (
     Provenance,
     ResumeError,
     check_resume,
@@ -53,7 +53,7 @@ from rewardsmith.adapters.provenance import (
     spec_fingerprint,
     write_record,
 )
-from rewardsmith.adapters.rows import Row, Source, open_source
+from rewardsmith.adapters.scoring.rows import Row, Source, open_source
 from rewardsmith.verifiers import Verdict, Verifier, build
 from rewardsmith.verifiers.judge.backends import BackendError
 from rewardsmith.verifiers.registry import load_spec
