@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from rewardsmith.verifiers import build
-from rewardsmith.verifiers.math import GradeTask, math_pool_sizes
+from rewardsmith.verifiers.math import GradeTask, MathVerifier
 
 
 @pytest.mark.parametrize(
@@ -28,7 +28,36 @@ from rewardsmith.verifiers.math import GradeTask, math_pool_sizes
     ],
 )
 def test_the_cli_finds_every_math_pool_in_a_reward(spec, sizes):
-    assert math_pool_sizes(build(spec)) == sizes
+    pooled = {part.workers for _, part in build(spec).walk() if isinstance(part, MathVerifier) and part.workers != 0}
+    assert pooled == sizes
+
+
+@pytest.mark.parametrize(
+    ("spec", "started"),
+    [
+        ({"type": "math", "workers": 3}, [3]),
+        ({"type": "math", "workers": 0}, []),  # grades in-process: nothing to start
+        ("format", []),
+        ({"type": "gate", "when": {"type": "format"}, "then": {"type": "math", "workers": 2}}, [2]),
+        ({"type": "route", "field": "data_source", "routes": {"a": {"type": "math", "workers": 1},
+                                                               "b": {"type": "math", "workers": 2}}}, [1, 2]),
+        ({"type": "brier", "correctness": {"type": "math", "workers": 2}}, [2]),
+        ({"type": "cosine", "max_length": 100, "correctness": {"type": "math", "workers": 3}}, [3]),
+    ],
+)
+def test_start_reaches_every_math_pool_through_the_composites(monkeypatch, spec, started):
+    """Verifier.start is forwarded by every composite and nested spec to the math parts, which
+    start their pool; with wait, each worker grades one pair before start returns."""
+    from rewardsmith.verifiers import pool
+
+    seen, warmed = [], []
+    monkeypatch.setattr(pool.WorkerPool, "start", lambda self: seen.append(self.size) or self)
+    monkeypatch.setattr(pool.WorkerPool, "map", lambda self, task, items, timeout: warmed.append(len(items)) or [])
+    build(spec).start()
+    assert sorted(seen) == started and warmed == []
+    seen.clear()
+    build(spec).start(wait=True)
+    assert sorted(seen) == started and sorted(warmed) == started
 
 
 HEAVY = ("sympy", "math_verify", "latex2sympy2_extended", "antlr4", "torch", "transformers", "fastapi", "docker")

@@ -254,8 +254,35 @@ class Verifier:
         return await asyncio.to_thread(self.verify_batch, list(samples))
 
     def components(self) -> dict[str, Verifier]:
-        """Named parts for per-component logging; a plain verifier is its own only part."""
+        """Named parts for per-component logging; a plain verifier is its own only part.
+
+        A composite (or a verifier with a nested spec) returns its parts here, named as its
+        verdict's ``parts``: that is how :meth:`walk` and :meth:`start` reach inside it."""
         return {self.name: self}
+
+    def walk(self, path: str = "") -> Iterator[tuple[str, Verifier]]:
+        """This verifier and every part inside it, depth first, with the dotted paths
+        :meth:`Verdict.walk` gives their verdicts (``""`` for this one): the one walk over a
+        reward, so a part's verifier and its verdict are found under the same name."""
+        yield path, self
+        for name, part in self._parts().items():
+            yield from part.walk(f"{path}.{name}" if path else name)
+
+    def start(self, wait: bool = False) -> None:
+        """Start now what this reward grades on (a worker pool) instead of at the first batch.
+
+        A composite starts its parts; a leaf with nothing to start does nothing. Without
+        ``wait`` this returns at once (the workers load in the background while the caller reads
+        its input); with ``wait`` the first real batch pays no start-up (the reward server does
+        this before it accepts requests). Only a head start: a failure here shows again,
+        properly reported, on the first real item.
+        """
+        for part in self._parts().values():
+            part.start(wait)
+
+    def _parts(self) -> dict[str, Verifier]:
+        parts = self.components()
+        return {} if all(part is self for part in parts.values()) else parts
 
     def _verify_batch(self, samples: list[Sample]) -> Sequence[Verdict | None]:
         return [self._timed(sample) for sample in samples]

@@ -308,6 +308,9 @@ class CosineLength(_Measured):
                 out[i] = self._exceeded(measure, elapsed)
         return out  # a gap left by a bug becomes an error verdict in Verifier.verify_batch
 
+    def components(self) -> dict[str, Verifier]:
+        return {"correctness": self.correctness}
+
     def _judge(self, samples: list[Sample]) -> list[Verdict]:
         # verify_batch never raises and always returns one verdict per sample (Verifier's template).
         return self.correctness.verify_batch(samples) if samples else []

@@ -556,6 +556,12 @@ def shared_pool(workers: int | None = None, memory_mb: int | None = DEFAULT_MEMO
         return pool
 
 
+def started_workers() -> int:
+    """Workers of the shared pools that have started (what ``Verifier.start`` warmed)."""
+    with _shared_lock:
+        return sum(pool.size for pool in _shared.values() if not pool._closed and pool._workers)
+
+
 @atexit.register
 def _close_shared() -> None:
     for pool in list(_shared.values()):

@@ -21,21 +21,12 @@ LENGTH_KINDS = ("overlong", "cosine", "repetition")
 
 
 def parts(verifier: Verifier) -> Iterator[Verifier]:
-    """``verifier`` and every verifier inside it, through ``components()`` (and a ``correctness``
-    part, which length and calibration rewards hold), each once."""
+    """``verifier`` and every verifier inside it (:meth:`Verifier.walk`), each once."""
     seen: set[int] = set()
-    stack = [verifier]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        inner = [v for v in current.components().values() if v is not current]
-        correctness = getattr(current, "correctness", None)
-        if isinstance(correctness, Verifier):
-            inner.append(correctness)
-        stack.extend(inner)
+    for _, part in verifier.walk():
+        if id(part) not in seen:
+            seen.add(id(part))
+            yield part
 
 
 @dataclass(frozen=True)

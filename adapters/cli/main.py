@@ -311,7 +311,6 @@ def _score(args: argparse.Namespace) -> int:
     from rewardsmith.adapters.scoring.provenance import ResumeError
     from rewardsmith.adapters.scoring.rows import InputError, open_source
     from rewardsmith.verifiers import SpecError, build
-    from rewardsmith.verifiers.math import start_pools
     from rewardsmith.verifiers.pool import set_default_workers
     from rewardsmith.verifiers.registry import load_spec
 
@@ -336,7 +335,7 @@ def _score(args: argparse.Namespace) -> int:
         return _fail(f"bad --reward: {exc}")
     set_default_workers(args.workers)
     if args.backend == "local":
-        start_pools(verifier)  # the workers import sympy & co. while this process reads the input
+        verifier.start()  # the workers import sympy & co. while this process reads the input
     options = {"batch_size": args.batch_size, "progress": not args.no_progress, "overwrite": args.overwrite,
                "fields": fields, "split": source.split, "limit": args.limit, "retry_errors": args.retry_errors,
                "reward_name": args.reward}

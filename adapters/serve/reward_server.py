@@ -45,7 +45,7 @@ from rewardsmith.adapters.health import InputHealth
 from rewardsmith.adapters.on_error import NO_MISSING, RewardError, check_on_error
 from rewardsmith.adapters.trainers.openrlhf import CONSUMER, HEALTH_MIN_ROWS, openrlhf_health, reward_dict, to_samples
 from rewardsmith.verifiers import RewardsmithError, Sample, SpecError, Verdict, Verifier, build
-from rewardsmith.verifiers.math import start_pools
+from rewardsmith.verifiers.pool import started_workers
 
 CONFIG_ENV = "REWARDSMITH_SERVE_CONFIG"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # read by prometheus_client when it is first imported
@@ -199,7 +199,8 @@ class RewardService:
         requests, so the first request does not wait for the workers to import sympy."""
         started = time.perf_counter()
         try:
-            workers = await asyncio.to_thread(start_pools, self.verifier, True)
+            await asyncio.to_thread(self.verifier.start, True)
+            workers = started_workers()
         except Exception as exc:  # only a head start: the first batch reports a real fault properly
             logger.warning("could not warm the worker pool: %s: %s", type(exc).__name__, exc)
         else:

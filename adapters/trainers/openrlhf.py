@@ -106,21 +106,10 @@ def component_paths(verifier: Verifier) -> list[str]:
     """Dotted paths of every part inside ``verifier``, depth first, named as
     :meth:`Verdict.walk` names the part verdicts (``gsm8k``, ``gsm8k.math``, ``gsm8k.format``).
 
-    Read from the verifier, not from verdicts, so the set is the same for every batch.
+    Read from the verifier (:meth:`Verifier.walk`), not from verdicts, so the set is the same
+    for every batch.
     """
-    paths: list[str] = []
-
-    def visit(node: Verifier, prefix: str) -> None:
-        parts = node.components()
-        if len(parts) == 1 and next(iter(parts.values())) is node:  # a leaf is its own only part
-            return
-        for name, part in parts.items():
-            path = f"{prefix}.{name}" if prefix else name
-            paths.append(path)
-            visit(part, path)
-
-    visit(verifier, "")
-    return paths
+    return [path for path, _ in verifier.walk() if path]
 
 
 def log_keys(verifier: Verifier) -> list[str]:

@@ -37,7 +37,6 @@ from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
 from rewardsmith.adapters.trainers import verl as glue
 from rewardsmith.verifiers.core import Sample
-from rewardsmith.verifiers.math import start_pools
 
 # The keys this manager reads from ``reward.reward_kwargs``.
 OPTIONS = ("reward", "on_error")
@@ -115,7 +114,7 @@ class RewardsmithRewardManager(RewardManagerBase):
         self.on_error = glue.resolve_on_error(options.get("on_error"))
         # A bad spec fails when the worker starts, not at the first batch; the math workers start
         # importing sympy now, while verl is still loading the model.
-        start_pools(glue.verifier(self.reward))
+        glue.verifier(self.reward).start()
         self._batcher = _Batcher(self.score)
 
     def score(self, samples: list[Sample]) -> list[dict[str, Any]]:

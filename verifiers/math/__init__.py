@@ -27,7 +27,6 @@ duplicate (gold, completion) pairs, which GRPO groups are full of.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
@@ -209,6 +208,17 @@ class MathVerifier(Verifier):
         self.last_number = "last_number" in self.methods
         self.task = GradeTask(self.leniency, self.methods)
 
+    def start(self, wait: bool = False) -> None:
+        """Start the worker pool now (see :meth:`Verifier.start`); with ``wait`` each worker also
+        loads the grading task and grades one pair before this returns."""
+        if self.workers == 0:  # grades in the calling process: nothing to start
+            return
+        from rewardsmith.verifiers.pool import shared_pool
+
+        pool = shared_pool(self.workers, preload=GradeTask.preload).start()
+        if wait:  # one item per worker: the pool spreads a batch of `size` items one to each
+            pool.map(self.task, [("1", "1")] * pool.size, self.timeout_s)
+
     def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         out: list[Verdict | None] = [None] * len(samples)
         unique: dict[tuple[str, str, Asked], list[int]] = {}
@@ -269,56 +279,3 @@ class MathVerifier(Verifier):
             return self.task(item)
         except Exception as exc:  # a bug in our code, not the completion's doing: an error verdict
             return error(f"math grading failed: {type(exc).__name__}: {exc}")
-
-
-# ---------------------------------------------------------------- start-up
-
-
-def math_parts(verifier: Verifier) -> list[MathVerifier]:
-    """Every math verifier inside a (possibly composed) reward that grades on a worker pool
-    (``workers=0``, in-process, left out). Found by walking the verifier's attributes, so
-    plugin composites that hold their parts in any container count too."""
-    found: list[MathVerifier] = []
-    seen: set[int] = set()
-    stack: list[Any] = [verifier]
-    while stack:
-        obj = stack.pop()
-        if id(obj) in seen:
-            continue
-        seen.add(id(obj))
-        if isinstance(obj, MathVerifier) and obj.workers != 0:
-            found.append(obj)
-        if isinstance(obj, Verifier):
-            stack.extend(vars(obj).values())
-        elif isinstance(obj, Mapping):
-            stack.extend(obj.values())
-        elif isinstance(obj, list | tuple | set | frozenset):
-            stack.extend(obj)
-    return found
-
-
-def math_pool_sizes(verifier: Verifier) -> set[int | None]:
-    """The ``workers`` of every pooled math verifier inside ``verifier``."""
-    return {part.workers for part in math_parts(verifier)}
-
-
-def start_pools(verifier: Verifier, wait: bool = False) -> int:
-    """Start now the worker pools the reward's math parts grade on, instead of at the first batch.
-
-    Without ``wait`` this returns at once and the workers import sympy & co. in the background
-    (``rewardsmith score`` reads its input meanwhile). With ``wait`` every worker also loads
-    each grading task and grades one pair before this returns, so the first real batch pays
-    no start-up (the reward server does this before it accepts requests). Returns the number
-    of workers started. Only a head start: a failure here shows again, properly reported, on
-    the first real item.
-    """
-    from rewardsmith.verifiers.pool import shared_pool
-
-    started: dict[int, Any] = {}
-    for part in math_parts(verifier):
-        pool = shared_pool(part.workers, preload=GradeTask.preload)
-        if id(pool) not in started:
-            started[id(pool)] = pool.start()
-        if wait:  # one item per worker: the pool spreads a batch of `size` items one to each
-            pool.map(part.task, [("1", "1")] * pool.size, part.timeout_s)
-    return sum(pool.size for pool in started.values())
