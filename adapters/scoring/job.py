@@ -56,6 +56,8 @@ from rewardsmith.adapters.scoring.provenance import (
 from rewardsmith.adapters.scoring.rows import Row, Source, open_source
 from rewardsmith.verifiers import Verdict, Verifier, build
 from rewardsmith.verifiers.judge.backends import BackendError
+from rewardsmith.verifiers.judge.summary import KEYS as JUDGE_KEYS
+from rewardsmith.verifiers.judge.summary import judge_counts, judge_lines
 from rewardsmith.verifiers.registry import load_spec
 
 __all__ = ["Interrupted", "Job", "OutputClosed", "ResumeError", "Summary", "format_summary", "run_job", "score_file"]
@@ -113,10 +115,7 @@ class Summary:
     statuses: Counter[str] = field(default_factory=Counter)
     missing: Counter[str] = field(default_factory=Counter)  # invalid_input rows by the field they lack
     components: dict[str, list[float]] = field(default_factory=dict)
-    judge_calls: int = 0  # rows a judge scored, and how many of those came from its cache
-    judge_cached: int = 0
-    cascade_to_judge: int = 0  # cascade rows the rule sent on to the judge, and its overturns
-    overturned: int = 0
+    judge: Counter[str] = field(default_factory=Counter)  # the judge's block (verifiers.judge.summary)
     seconds: float = 0.0
 
     @property
@@ -126,6 +125,22 @@ class Summary:
     @property
     def accuracy(self) -> float | None:
         return self.correct / self.judged if self.judged else None
+
+    @property
+    def judge_calls(self) -> int:  # rows a judge scored, and how many of those came from its cache
+        return self.judge["rows"]
+
+    @property
+    def judge_cached(self) -> int:
+        return self.judge["cache_hits"]
+
+    @property
+    def cascade_to_judge(self) -> int:  # cascade rows the rule sent on to the judge, and its overturns
+        return self.judge["cascade_to_judge"]
+
+    @property
+    def overturned(self) -> int:
+        return self.judge["overturned"]
 
     @property
     def rows_per_s(self) -> float:
@@ -158,13 +173,7 @@ class Summary:
                 self.components.setdefault(name, []).append(score)
         parsed = Verdict.from_dict(verdict)
         self.missing.update(missing_fields(parsed))
-        for _, part in parsed.walk():
-            if "cached" in part.details:
-                self.judge_calls += 1
-                self.judge_cached += bool(part.details["cached"])
-            if part.details.get("decided_by") == "judge":
-                self.cascade_to_judge += 1
-                self.overturned += bool(part.details.get("overturned"))
+        self.judge.update(judge_counts(parsed))
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -181,8 +190,7 @@ class Summary:
             "statuses": dict(self.statuses),
             "components": {k: sum(v) / len(v) for k, v in self.components.items()},
             "rows_per_s": self.rows_per_s,
-            "judge": {"rows": self.judge_calls, "cache_hits": self.judge_cached,
-                      "cascade_to_judge": self.cascade_to_judge, "overturned": self.overturned},
+            "judge": {key: self.judge[key] for key in JUDGE_KEYS},
         }
 
 
@@ -607,11 +615,7 @@ def format_summary(summary: Summary, title: str) -> str:
         lacking = ", ".join(f"{n} lack {name!r}" for name, n in summary.missing.most_common())
         lines.append(f"  invalid       {summary.invalid} rows could not be judged (reward 0)"
                      + (f": {lacking}" if lacking else ""))
-    if summary.judge_calls:
-        lines.append(f"  judge         {summary.judge_calls} rows judged, {summary.judge_cached} from the cache")
-    if summary.cascade_to_judge:
-        lines.append(f"  cascade       {summary.cascade_to_judge} rule negatives sent to the judge, "
-                     f"{summary.overturned} overturned")
+    lines.extend(judge_lines(summary.judge))
     if summary.components:
         parts = ", ".join(f"{k} {sum(v) / len(v):.3f}" for k, v in sorted(summary.components.items()))
         lines.append(f"  components    {parts}")
