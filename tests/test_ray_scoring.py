@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import random
 import shutil
@@ -81,25 +80,25 @@ def assert_same_output(local: Path, remote: Path) -> list[dict]:
     return a
 
 
-def test_math_rows_match_local_row_for_row(tmp_path):
+def test_math_rows_match_local_row_for_row(tmp_path, caplog):
     src = make_jsonl(tmp_path / "in.jsonl")
     local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
-    log = io.StringIO()
-    expect = score_file(src, local, build("math"), batch_size=32, progress=False, log=io.StringIO())
-    got = score_file_ray(src, remote, "math", batch_size=32, progress=False, log=log)
+    expect = score_file(src, local, build("math"), batch_size=32, progress=False)
+    caplog.clear()
+    got = score_file_ray(src, remote, "math", batch_size=32, progress=False)
     rows = assert_same_output(local, remote)
     statuses = {row["verdict"]["status"] for row in rows}
     assert {"ok", "no_answer", "invalid_input"} <= statuses
     assert sum("_raw" in row for row in rows) == got.malformed == expect.malformed > 0
     assert got.as_dict() | {"rows_per_s": 0} == expect.as_dict() | {"rows_per_s": 0}
-    assert log.getvalue().count("written through with status=invalid_input") == got.malformed
+    assert caplog.text.count("written through with status=invalid_input") == got.malformed
 
 
 def test_routed_spec_file_matches_local(tmp_path):
     src = make_jsonl(tmp_path / "in.jsonl", n=200)
     local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
-    score_file(src, local, build(str(ROUTED)), batch_size=16, progress=False, log=io.StringIO())
-    score_file_ray(src, remote, str(ROUTED), batch_size=16, progress=False, log=io.StringIO())
+    score_file(src, local, build(str(ROUTED)), batch_size=16, progress=False)
+    score_file_ray(src, remote, str(ROUTED), batch_size=16, progress=False)
     rows = assert_same_output(local, remote)
     assert any("components" in row["verdict"] for row in rows)  # the weighted gsm8k route ran
 
@@ -121,14 +120,14 @@ def test_parquet_input_matches_local(tmp_path):
 def test_resume_skips_rows_already_written(tmp_path):
     src = make_jsonl(tmp_path / "in.jsonl", n=120)
     local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
-    score_file(src, local, "math", batch_size=16, progress=False, log=io.StringIO())
+    score_file(src, local, "math", batch_size=16, progress=False)
     lines = local.read_text().splitlines(keepends=True)
     remote.write_text("".join(lines[:50]) + lines[50][:20])  # 50 whole rows and a torn one
     shutil.copy(record_path(local), record_path(remote))  # the local job's record: the same job
-    summary = score_file_ray(src, remote, "math", batch_size=16, progress=False, log=io.StringIO())
+    summary = score_file_ray(src, remote, "math", batch_size=16, progress=False)
     assert (summary.resumed, summary.scored_now, summary.rows) == (50, len(lines) - 50, len(lines))
     assert_same_output(local, remote)
-    again = score_file_ray(src, remote, "math", batch_size=16, progress=False, log=io.StringIO())
+    again = score_file_ray(src, remote, "math", batch_size=16, progress=False)
     assert (again.resumed, again.scored_now) == (len(lines), 0)
     assert_same_output(local, remote)
 
@@ -164,21 +163,21 @@ def test_ray_refuses_to_resume_another_job_and_resumes_its_own(tmp_path):
     """Issue 11 item 6 on the Ray backend: the same provenance record and checks as the local job."""
     src = make_jsonl(tmp_path / "in.jsonl", n=60)
     out = tmp_path / "ray.jsonl"
-    score_file_ray(src, out, "math", batch_size=16, progress=False, log=io.StringIO(), limit=20)
+    score_file_ray(src, out, "math", batch_size=16, progress=False, limit=20)
     other = make_jsonl(tmp_path / "other.jsonl", n=61)
     with pytest.raises(ResumeError, match="the input differs"):
-        score_file_ray(other, out, "math", batch_size=16, progress=False, log=io.StringIO())
+        score_file_ray(other, out, "math", batch_size=16, progress=False)
     with pytest.raises(ResumeError, match="the reward spec differs"):
-        score_file_ray(src, out, "format", batch_size=16, progress=False, log=io.StringIO())
+        score_file_ray(src, out, "format", batch_size=16, progress=False)
     with pytest.raises(ResumeError, match="the field mapping differs"):
-        score_file_ray(src, out, "math", batch_size=16, progress=False, log=io.StringIO(), fields={"answer": "id"})
+        score_file_ray(src, out, "math", batch_size=16, progress=False, fields={"answer": "id"})
     local = tmp_path / "local.jsonl"
-    score_file(src, local, {"type": "math"}, batch_size=16, progress=False, log=io.StringIO(), limit=20)
+    score_file(src, local, {"type": "math"}, batch_size=16, progress=False, limit=20)
     fingerprints = [json.loads(record_path(path).read_text())["spec"]["fingerprint"] for path in (local, out)]
     assert fingerprints[0] == fingerprints[1]  # {"type": "math"} here, "math" on Ray: the same spec
-    summary = score_file(src, out, "math", batch_size=16, progress=False, log=io.StringIO())  # local finishes it
+    summary = score_file(src, out, "math", batch_size=16, progress=False)  # local finishes it
     assert summary.resumed == 20
-    score_file(src, local, "math", batch_size=16, progress=False, log=io.StringIO())
+    score_file(src, local, "math", batch_size=16, progress=False)
     assert_same_output(local, out)
 
 

@@ -1,6 +1,6 @@
 """``python -m rewardsmith.adapters.cli``: the same command line as the ``rewardsmith`` script."""
 
-from rewardsmith.adapters.cli.main import main
+from rewardsmith.adapters.cli.commands import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -502,5 +501,5 @@ def _eval(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     print(json.dumps(report, indent=2, default=str))
     if args.output:
-        print(f"report: {args.output}/metrics.json", file=sys.stderr)
+        _say(f"report: {args.output}/metrics.json")
     return 0

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import signal
 import sys
@@ -59,6 +60,8 @@ from rewardsmith.verifiers.judge.backends import BackendError
 from rewardsmith.verifiers.judge.summary import KEYS as JUDGE_KEYS
 from rewardsmith.verifiers.judge.summary import judge_counts, judge_lines
 from rewardsmith.verifiers.registry import load_spec
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["Interrupted", "Job", "OutputClosed", "ResumeError", "Summary", "format_summary", "run_job", "score_file"]
 
@@ -208,7 +211,6 @@ def score_file(
     batch_size: int = 256,
     progress: bool = True,
     overwrite: bool = False,
-    log: IO[str] | None = None,
     *,
     verifier: Verifier | None = None,
     fields: Mapping[str, str] | None = None,
@@ -226,7 +228,7 @@ def score_file(
     value = spec_value(reward)
     job = Job(input_path, output_path, value, reward_name or describe_spec(reward), dict(fields or {}), split, limit,
               batch_size, overwrite, retry_errors, progress)
-    return run_job(job, local_scorer(verifier or build(value), job.fields), log)
+    return run_job(job, local_scorer(verifier or build(value), job.fields))
 
 
 def local_scorer(verifier: Verifier, fields: Mapping[str, str] | None = None) -> Scorer:
@@ -261,13 +263,12 @@ def output_row(row: Row, verdict: Verdict | None) -> dict[str, Any]:
 # -- the job -------------------------------------------------------------------------------
 
 
-def run_job(job: Job, scorer: Scorer, log: IO[str] | None = None) -> Summary:
+def run_job(job: Job, scorer: Scorer) -> Summary:
     """Run ``job`` with ``scorer``: every check, the resume, the writing and the summary.
 
     Raises InputError, OutputError or ResumeError (before anything is written or deleted),
     :class:`Interrupted` on Ctrl-C and :class:`OutputClosed` when a stream's reader leaves.
     """
-    log = log or sys.stderr
     if job.limit is not None and job.limit < 1:
         raise ValueError("limit must be at least 1")
     if job.batch_size < 1:
@@ -278,17 +279,17 @@ def run_job(job: Job, scorer: Scorer, log: IO[str] | None = None) -> Summary:
     if target.stream:
         if job.retry_errors:
             raise ResumeError(f"--retry-errors rewrites an output file in place; {target.name} is a stream")
-        return _run_stream(job, source, target, scorer, log)
-    return _run_file(job, source, target, scorer, log)
+        return _run_stream(job, source, target, scorer)
+    return _run_file(job, source, target, scorer)
 
 
-def _run_stream(job: Job, source: Source, target: Target, scorer: Scorer, log: IO[str]) -> Summary:
+def _run_stream(job: Job, source: Source, target: Target, scorer: Scorer) -> Summary:
     summary = Summary()
     total = _total(source, job.limit)
     start = time.perf_counter()
     try:
         with open_stream(target) as out:
-            _score_rows(job, _limited(source.rows(), job.limit), total, out, scorer, summary, log, sync=False,
+            _score_rows(job, _limited(source.rows(), job.limit), total, out, scorer, summary, sync=False,
                         on_interrupt=f"{target.name} is a stream, which cannot be resumed: a rerun starts over")
     except BrokenPipeError as exc:
         raise OutputClosed(f"the reader of {target.name} went away after {summary.rows} rows") from exc
@@ -296,7 +297,7 @@ def _run_stream(job: Job, source: Source, target: Target, scorer: Scorer, log: I
     return summary
 
 
-def _run_file(job: Job, source: Source, target: Target, scorer: Scorer, log: IO[str]) -> Summary:
+def _run_file(job: Job, source: Source, target: Target, scorer: Scorer) -> Summary:
     assert target.path is not None
     record = record_path(target.path)
     current = Provenance(input=source.identity(), spec=spec_fingerprint(job.spec), reward=job.reward,
@@ -311,7 +312,7 @@ def _run_file(job: Job, source: Source, target: Target, scorer: Scorer, log: IO[
         return summary
 
     start = time.perf_counter()
-    retried = _retry_errors(job, source, target, scorer, log) if job.retry_errors else 0
+    retried = _retry_errors(job, source, target, scorer) if job.retry_errors else 0
     summary = Summary()
     done, last = _recover(target.work, summary)
     summary.resumed, summary.retried, summary.scored_now = done - retried, retried, retried
@@ -320,7 +321,7 @@ def _run_file(job: Job, source: Source, target: Target, scorer: Scorer, log: IO[
     total = _total(source, job.limit)
     left = None if job.limit is None else max(0, job.limit - done)
     with target.work.open("a", encoding="utf-8") as out:
-        _score_rows(job, _limited(rows, left), total, out, scorer, summary, log, sync=True,
+        _score_rows(job, _limited(rows, left), total, out, scorer, summary, sync=True,
                     on_interrupt="rerun the same command to resume" if current.input is not None else
                     "the input is a stream, which cannot be checked for a resume: rerun with --overwrite to start "
                     "over")
@@ -395,11 +396,11 @@ def _written_from(record: dict[str, Any], row: Row, added: tuple[str, ...] = ())
 
 
 def _score_rows(job: Job, rows: Iterator[Row], total: int | None, out: IO[str], scorer: Scorer, summary: Summary,
-                log: IO[str], sync: bool, on_interrupt: str) -> None:
+                sync: bool, on_interrupt: str) -> None:
     """Score ``rows`` batch by batch into ``out``; Ctrl-C becomes :class:`Interrupted`."""
     bar = _progress(total, summary.rows, job.progress, job.desc)
     health = InputHealth("rewardsmith score", _field_advice,
-                         emit=lambda message: _tell(log, bar, f"warning: {message}"))
+                         emit=logger.warning)
     written = summary.rows
     left = None if total is None else max(0, total - summary.rows)
     try:
@@ -407,7 +408,7 @@ def _score_rows(job: Job, rows: Iterator[Row], total: int | None, out: IO[str], 
             for batch, verdicts in scorer(_batched(rows, job.batch_size), left):
                 health.check([v for v in verdicts if v is not None])
                 with _ctrl_c_held():  # a batch is written, synced and counted whole
-                    write_batch(out, batch, verdicts, summary, log, bar, sync=sync)
+                    write_batch(out, batch, verdicts, summary, bar, sync=sync)
                     written += len(batch)
         except BackendError as exc:
             raise BackendError(f"{exc}; stopped after {written} rows, which are kept: rerun the same command to "
@@ -438,12 +439,12 @@ def _ctrl_c_held() -> Iterator[None]:
 
 
 def write_batch(out: IO[str], batch: list[Row], verdicts: list[Verdict | None], summary: Summary,
-                log: IO[str], bar: Any, sync: bool = True) -> None:
+                bar: Any, sync: bool = True) -> None:
     """Report malformed rows, count the batch, and append it with one write (and an fsync to a file)."""
     lines = []
     for row, verdict in zip(batch, verdicts, strict=True):
         if row.data is None:
-            _tell(log, bar, f"warning: line {row.line}: {row.error}; written through with status=invalid_input")
+            logger.warning("line %s: %s; written through with status=invalid_input", row.line, row.error)
         record = output_row(row, verdict)
         summary.add(record)
         lines.append(_line(record))
@@ -456,7 +457,7 @@ def write_batch(out: IO[str], batch: list[Row], verdicts: list[Verdict | None], 
         bar.update(len(batch))
 
 
-def _retry_errors(job: Job, source: Source, target: Target, scorer: Scorer, log: IO[str]) -> int:
+def _retry_errors(job: Job, source: Source, target: Target, scorer: Scorer) -> int:
     """Rescore the ``status=error`` rows of the work file and rewrite it atomically, every other
     line byte for byte as it was. Returns how many rows were rescored."""
     work = target.work
@@ -480,7 +481,7 @@ def _retry_errors(job: Job, source: Source, target: Target, scorer: Scorer, log:
             bar = _progress(len(positions), 0, job.progress, "retrying errors")
             try:
                 for batch, verdicts in scorer(_batched(rows_at(), job.batch_size), len(positions)):
-                    write_batch(out, batch, verdicts, summary, log, bar, sync=False)
+                    write_batch(out, batch, verdicts, summary, bar, sync=False)
             except KeyboardInterrupt as exc:
                 raise Interrupted(f"interrupted while rescoring {len(positions)} error rows; {target.name} is "
                                   "unchanged: rerun the same command to retry them") from exc
@@ -587,13 +588,6 @@ def _progress(total: int | None, done: int, enabled: bool, desc: str = "scoring"
     from tqdm import tqdm
 
     return tqdm(total=total, initial=done, unit="row", desc=desc, file=sys.stderr, dynamic_ncols=True)
-
-
-def _tell(log: IO[str], bar: Any, message: str) -> None:
-    if bar is not None:
-        bar.write(message, file=log)
-    else:
-        print(message, file=log)
 
 
 def format_summary(summary: Summary, title: str) -> str:

@@ -18,7 +18,7 @@ import os
 from collections import deque
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from rewardsmith.adapters.scoring.job import (
     Batches,
@@ -76,7 +76,6 @@ def score_file_ray(
     progress: bool = True,
     overwrite: bool = False,
     cpus_per_actor: int = 1,
-    log: IO[str] | None = None,
     *,
     fields: Mapping[str, str] | None = None,
     split: str | None = None,
@@ -99,7 +98,7 @@ def score_file_ray(
               batch_size, overwrite, retry_errors, progress)
     started_here = _connect(ray, address, num_actors, cpus_per_actor)  # before --overwrite deletes anything
     try:
-        return run_job(job, ray_scorer(ray, shipped, job, num_actors, cpus_per_actor), log)
+        return run_job(job, ray_scorer(ray, shipped, job, num_actors, cpus_per_actor))
     finally:
         if started_here:
             ray.shutdown()

@@ -41,6 +41,7 @@ from fastapi.responses import JSONResponse, Response
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from rewardsmith.adapters.console import show_logs
 from rewardsmith.adapters.health import InputHealth
 from rewardsmith.adapters.on_error import NO_MISSING, RewardError, check_on_error
 from rewardsmith.adapters.trainers.openrlhf import CONSUMER, HEALTH_MIN_ROWS, openrlhf_health, reward_dict, to_samples
@@ -474,13 +475,7 @@ def app_from_env() -> Any:
 
 def _log_to_stderr(level: str) -> None:
     """The request lines and warnings of the ``rewardsmith`` loggers, beside uvicorn's own."""
-    root = logging.getLogger("rewardsmith")
-    root.setLevel(level.upper())
-    if not any(getattr(h, "_rewardsmith", False) for h in root.handlers):
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s:     [%(process)d] %(name)s: %(message)s"))
-        handler._rewardsmith = True  # type: ignore[attr-defined]
-        root.addHandler(handler)
+    show_logs(level, logging.Formatter("%(levelname)s:     [%(process)d] %(name)s: %(message)s"))
 
 
 class BindError(RewardsmithError, RuntimeError):

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.adapters.cli.common import _fail, _say
+
 AUDIT_EPILOG = """\
 Every row gives a prompt, the fields the spec reads (the gold answer, tests, a
 rubric) and, optionally, a known-correct completion (the `reference` column; else
@@ -144,14 +146,14 @@ def _audit(args: argparse.Namespace, verifier: Any, names: list[str], rows: Any,
             bar.close()
     report.spec = args.reward
     for malformed in report.malformed:
-        print(f"rewardsmith: line {malformed['line']}: {malformed['error']} (skipped)", file=sys.stderr)
+        _say(f"rewardsmith: line {malformed['line']}: {malformed['error']} (skipped)")
     print(format_table(report))
     if args.output:
         try:
             written = write_report(report, args.output, plot=not args.no_plot)
         except ImportError as exc:
             written = write_report(report, args.output, plot=False)
-            print(f"rewardsmith: no chart ({exc}): pip install 'rewardsmith[plots]'", file=sys.stderr)
+            _say(f"rewardsmith: no chart ({exc}): pip install 'rewardsmith[plots]'")
         from rewardsmith.adapters.audit.report import RECORDS_JSONL
 
         print(f"wrote {', '.join(str(p) for p in [*written, args.output / RECORDS_JSONL])}")
@@ -192,6 +194,3 @@ def _bar(total: int | None, enabled: bool, desc: str) -> Any:
     return tqdm(total=total, unit="row", desc=desc, file=sys.stderr, dynamic_ncols=True)
 
 
-def _fail(message: str) -> int:
-    print(f"rewardsmith: error: {message}", file=sys.stderr)
-    return 2

@@ -8,7 +8,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rewardsmith.adapters.cli.common import _fail
+from rewardsmith.adapters.cli.common import _fail, _say, logger
+from rewardsmith.adapters.console import show_logs
 
 DESCRIPTION = """\
 rewardsmith: rewards that RL training can trust.
@@ -296,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--backend", choices=["docker", "local", "all"], default="all")
     doctor.set_defaults(handler=_doctor)
 
-    from rewardsmith.adapters.audit.cli import add_parser as add_audit
+    from rewardsmith.adapters.cli.audit import add_parser as add_audit
     from rewardsmith.adapters.cli.reward_models import add_parsers
 
     add_parsers(sub)
@@ -348,7 +349,7 @@ def _score(args: argparse.Namespace) -> int:
         else:
             summary = score_file(args.input, args.output, spec, verifier=verifier, **options)
     except Interrupted as exc:
-        print(f"rewardsmith: {exc}", file=sys.stderr)
+        _say(f"rewardsmith: {exc}")
         return 130
     except OutputClosed:
         _quiet_stdout()
@@ -369,26 +370,25 @@ def _score_status(summary: object, fail_on: list[str], max_error_rate: float | N
     assert isinstance(summary, Summary)
     retry = " (rerun with --retry-errors to rescore only those rows)" if resumable else ""
     if summary.rows == 0:
-        print("rewardsmith: error: the input has no rows", file=sys.stderr)
+        logger.error("the input has no rows")
         return 3
     if summary.invalid == summary.rows:
         lacking = summary.missing.most_common(1)
         hint = (f"; {lacking[0][1]} lack {lacking[0][0]!r}: map it with --field {lacking[0][0]}=<your column>"
                 if lacking else "")
-        print(f"rewardsmith: error: all {summary.rows} rows are malformed or invalid_input, so nothing was "
-              f"judged{hint}", file=sys.stderr)
+        logger.error(f"all {summary.rows} rows are malformed or invalid_input, so nothing was judged{hint}")
         return 3
     for status in fail_on:
         if summary.statuses[status]:
-            print(f"rewardsmith: error: --fail-on {status}: {summary.statuses[status]} of {summary.rows} rows "
-                  f"have status={status}" + (retry if status == "error" else ""), file=sys.stderr)
+            logger.error(f"--fail-on {status}: {summary.statuses[status]} of {summary.rows} rows "
+                         f"have status={status}" + (retry if status == "error" else ""))
             return 4
     if max_error_rate is not None and summary.errors / summary.rows > max_error_rate:
-        print(f"rewardsmith: error: {summary.errors} of {summary.rows} rows have status=error, more than "
-              f"--max-error-rate {max_error_rate}{retry}", file=sys.stderr)
+        logger.error(f"{summary.errors} of {summary.rows} rows have status=error, more than "
+                     f"--max-error-rate {max_error_rate}{retry}")
         return 4
     if summary.errors:
-        print(f"rewardsmith: {summary.errors} rows have status=error (reward null){retry}", file=sys.stderr)
+        _say(f"rewardsmith: {summary.errors} rows have status=error (reward null){retry}")
     return 0
 
 
@@ -532,11 +532,12 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    show_logs()  # the library logs; the command line shows it on stderr
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
     except KeyboardInterrupt:  # Ctrl-C before or after the work a handler reports on itself
-        print("rewardsmith: interrupted", file=sys.stderr)
+        _say("rewardsmith: interrupted")
         return 130
     except BrokenPipeError:  # stdout's reader left (`| head`): quiet, as Unix tools are
         _quiet_stdout()
