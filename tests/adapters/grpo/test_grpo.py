@@ -7,6 +7,7 @@ import json
 import math
 
 import pytest
+from conftest import REPO
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -325,11 +326,10 @@ def test_cli_reports_a_bad_spec_and_a_missing_data_file(tmp_path, capsys):
 def test_the_documented_config_lists_every_switch_with_its_default():
     import dataclasses
     import re
-    from pathlib import Path
 
     from rewardsmith.verifiers.yaml_text import load_yaml
 
-    page = Path(__file__).resolve().parent.parent / "docs" / "grpo.md"
+    page = REPO / "docs" / "grpo.md"
     section = page.read_text().split("# GRPO: training a policy on any reward", 1)[1]
     block = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
     values = load_yaml(block)

@@ -1,6 +1,6 @@
 """The verl adapter, loaded the way verl 0.9.1 loads ``reward.custom_reward_function.path``: by file path.
 
-These tests need no verl; tests/test_verl_trainer.py drives the same code through verl 0.9.1 itself.
+These tests need no verl; tests/adapters/trainers/test_verl_trainer.py drives the same code through verl 0.9.1 itself.
 """
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ import importlib.util
 import json
 import logging
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from rewardsmith.adapters.on_error import RewardError
 from rewardsmith.verifiers import Sample, Verdict, Verifier, build
 
-VERL_FILE = Path(__file__).resolve().parents[1] / "adapters" / "trainers" / "verl.py"
+VERL_FILE = REPO / "adapters" / "trainers" / "verl.py"
 GOOD = r"So the answer is \boxed{4}."
 
 

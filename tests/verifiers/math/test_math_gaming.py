@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import REPO
 
 from rewardsmith.verifiers import Sample, Verdict, build
 from rewardsmith.verifiers.math import GradeTask, MathVerifier
@@ -24,7 +24,7 @@ from rewardsmith.verifiers.math.grade import equivalent
 from rewardsmith.verifiers.math.leniency import Leniency
 from rewardsmith.verifiers.math.parse import parse_answer
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = REPO / "data"
 
 
 def grade(gold: str, completion: str, **options: Any) -> Verdict:

@@ -29,6 +29,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from conftest import REPO
 
 agent = pytest.importorskip(
     "openrlhf.utils.agent",
@@ -99,7 +100,7 @@ def test_every_openrlhf_command_line_we_print_is_accepted_by_its_real_parser(tmp
         texts.append(capsys.readouterr().out)
     cli_main(["export", "openrlhf", "--reward", "math", "-o", str(tmp_path / "reward_func.py")])
     texts.append(capsys.readouterr().out)
-    page = (Path(__file__).resolve().parents[1] / "docs" / "trainers.md").read_text()
+    page = (REPO / "docs" / "trainers.md").read_text()
     texts.append(page[page.index("## OpenRLHF"):page.index("## verl")])
     parser = openrlhf_parser()
     checked = 0
@@ -297,7 +298,7 @@ def test_extra_logs_survive_openrlhfs_merge_and_mean_without_invented_zeros(toke
 def test_bundled_reward_yaml_scores_openrlhfs_rows_unchanged(tokenizer):
     """OpenRLHF sends no data_source: its rows take data/reward.yaml's default route, and a JSON
     label naming one reaches that route; never invalid_input for want of a routing field."""
-    spec = str(Path(__file__).resolve().parents[1] / "data" / "reward.yaml")
+    spec = str(REPO / "data" / "reward.yaml")
     prompt = chat(tokenizer, "What is 2+2?")
     rows = [
         ("4", "<think>2+2</think><answer>4</answer>"),  # OpenRLHF's default: the label is the answer

@@ -1,7 +1,7 @@
 """Paired jobs (a judge beside the candidate) and the sandbox's residue and crash paths.
 
 Each hostile case is followed by an honest job in the same pool, which must be served
-correctly. Docker cases need an engine (see tests/test_sandbox.py); they fail instead of
+correctly. Docker cases need an engine (see tests/sandbox/test_sandbox.py); they fail instead of
 skipping under REWARDSMITH_REQUIRE_DOCKER=1.
 """
 
