@@ -28,14 +28,13 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
 from rewardsmith.adapters.fields import map_fields
 from rewardsmith.adapters.grpo.config import GRPOConfig
 from rewardsmith.adapters.grpo.data import Prompt, PromptSet
-from rewardsmith.adapters.grpo.generation import Generator, HFGenerator, Sampled, SamplingSettings
 from rewardsmith.adapters.grpo.objective import (
     BatchTotals,
     LossSettings,
@@ -45,7 +44,6 @@ from rewardsmith.adapters.grpo.objective import (
     token_logps,
 )
 from rewardsmith.adapters.grpo.sampling import PromptSampler
-from rewardsmith.adapters.grpo.shared_prompt import prompt_groups
 from rewardsmith.adapters.health import InputHealth
 from rewardsmith.reward_models.checkpoint import (
     checkpoint_dirs,
@@ -54,9 +52,18 @@ from rewardsmith.reward_models.checkpoint import (
     trainable_weights,
     write_checkpoint,
 )
+from rewardsmith.reward_models.sampling import HFSampler, Sampled, Sampler, SamplingSettings
+from rewardsmith.reward_models.shared_prompt import prompt_groups
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
 
 Log = Callable[[str], None]
+
+
+class Generator(Sampler, Protocol):
+    """The loop's sampler (:mod:`rewardsmith.reward_models.sampling`), which follows the training."""
+
+    def sync(self, model: Any) -> None:
+        """Make the sampler's weights the trainer's (after an optimizer update)."""
 
 
 class RewardOutage(RuntimeError):
@@ -258,7 +265,7 @@ class GRPOTrainer:
             longest = max(len(p.ids) for p in self.train_set.prompts + (self.eval_set.prompts if self.eval_set else []))
             return VLLMGenerator(self.config.model, self.tokenizer, self.model, self.config,
                                  max_model_len=longest + self.config.max_completion_length)
-        return HFGenerator(self.model, self.tokenizer, self.config.generation_batch_size, bf16=self.bf16)
+        return HFSampler(self.model, self.tokenizer, self.config.generation_batch_size, bf16=self.bf16)
 
     def autocast(self) -> Any:
         return torch.autocast(self.device.type, dtype=torch.bfloat16) if self.bf16 else nullcontext()
