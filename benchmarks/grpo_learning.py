@@ -53,13 +53,13 @@ def rows(name: str) -> list[dict[str, Any]]:
 def evaluate(model: Any, tokenizer: Any, bf16: bool = False) -> dict[str, float]:
     """Greedy accuracy and format compliance on the held-out additions, with our scoring code."""
     from rewardsmith.adapters.grpo.data import encode_rows
-    from rewardsmith.adapters.grpo.generation import HFGenerator, SamplingSettings
+    from rewardsmith.reward_models.sampling import HFSampler, SamplingSettings
     from rewardsmith.verifiers import Sample, build
 
     heldout = rows("arithmetic_heldout.jsonl")
     prompts = encode_rows(((i + 1, r, None) for i, r in enumerate(heldout)), tokenizer, "prompt", "auto", 512)
     settings = SamplingSettings(max_new_tokens=SETTING["max_completion_length"], temperature=0.0)
-    sampled = HFGenerator(model, tokenizer, bf16=bf16).generate([list(p.ids) for p in prompts.prompts], 1, settings)
+    sampled = HFSampler(model, tokenizer, bf16=bf16).generate([list(p.ids) for p in prompts.prompts], 1, settings)
     texts = tokenizer.batch_decode(sampled.completion_ids, skip_special_tokens=True)
     reward = build("math")
     verdicts = reward.verify_batch([Sample(prompt=p.prompt, completion=t, fields=p.fields)

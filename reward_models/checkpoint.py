@@ -1,7 +1,7 @@
 """Checkpoints a killed run resumes from: trainable weights, optimizer, scheduler, RNG and
 whatever else the trainer keeps, in one file per step.
 
-Shared by the reward-model trainer and the GRPO loop. A checkpoint is written to a temporary
+Shared by the reward-model trainer and the GRPO loop (through :mod:`.lifecycle`). A checkpoint is written to a temporary
 folder and renamed, with its completion marker last, so a run killed mid-save resumes from the
 checkpoint before; a fingerprint of what must not change (model, seed, batch shape...) is
 stored with it and checked on resume, so a changed config never continues a different run.

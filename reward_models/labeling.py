@@ -24,7 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rewardsmith.reward_models.sampler import Policy, Sampling
+from rewardsmith.reward_models.policy import Policy
+from rewardsmith.reward_models.sampling import SamplingSettings
 from rewardsmith.reward_models.steps import StepSplitter
 from rewardsmith.verifiers import Sample, Verdict, Verifier
 
@@ -37,7 +38,7 @@ class StepLabelConfig:
     mode: Mode = "soft"
     stop_at_first_wrong: bool = False
     separator: str = "\n\n"
-    sampling: Sampling = field(default_factory=Sampling)
+    sampling: SamplingSettings = field(default_factory=lambda: SamplingSettings(temperature=0.7, seed=0))
     agree_only: bool = False
     wrong_below: float = 0.5  # a soft label below this counts as wrong (stopping, agreement)
     generate: bool = False  # a row without a solution gets one sampled from the policy first

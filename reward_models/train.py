@@ -20,23 +20,15 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
-import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from rewardsmith.reward_models import metrics
-from rewardsmith.reward_models.checkpoint import (
-    checkpoint_dirs,
-    read_latest,
-    restore,
-    trainable_weights,
-    write_checkpoint,
-)
+from rewardsmith.reward_models import lifecycle, metrics
+from rewardsmith.reward_models.checkpoint import checkpoint_dirs
 from rewardsmith.reward_models.data import Example, Pair, Point, Stepwise
 from rewardsmith.reward_models.encoding import Encoded, Encoder
 from rewardsmith.reward_models.inference import IGNORE, META_FILE, ModelMeta, collate, log_odds, predict, sigmoid
@@ -217,15 +209,12 @@ class Trainer:
             if config.gradient_checkpointing:
                 self.model.enable_input_require_grads()
         params = [p for p in self.model.parameters() if p.requires_grad]
-        self.optimizer = adamw(params, config.learning_rate, config.weight_decay)
+        self.optimizer = lifecycle.adamw(params, config.learning_rate, config.weight_decay)
         self.steps_per_epoch = max(1, math.ceil(len(self.train_set) / config.batch_size)
                                    // config.gradient_accumulation_steps)
         self.total_steps = config.max_steps or max(1, math.ceil(self.steps_per_epoch * config.epochs))
-        from transformers import get_scheduler
-
-        self.scheduler = get_scheduler(config.lr_scheduler, self.optimizer,
-                                       num_warmup_steps=int(config.warmup_ratio * self.total_steps),
-                                       num_training_steps=self.total_steps)
+        self.scheduler = lifecycle.lr_schedule(config.lr_scheduler, self.optimizer, config.warmup_ratio,
+                                               self.total_steps)
         self.model, self.optimizer, self.scheduler = self.accelerator.prepare(self.model, self.optimizer,
                                                                               self.scheduler)
         self.model.train()
@@ -316,7 +305,7 @@ class Trainer:
         self.log(f"training {self.kind} on {len(self.train_set):,} rows ({len(self.eval_set):,} held out) for "
                  f"{self.total_steps} steps on {self.device}{' in bf16' if self.bf16 else ''}"
                  f"{', LoRA' if self.config.lora else ''}" + (f"; skipped {self.skipped}" if self.skipped else ""))
-        bar = _progress(self.total_steps, start_step, self.progress)
+        bar = lifecycle.progress(self.total_steps, start_step, self.progress, "training")
         window: dict[str, float] = {"loss": 0.0, "correct": 0.0, "count": 0.0, "samples": 0.0, "steps": 0.0}
         started = time.perf_counter()
         window_start = started
@@ -398,29 +387,24 @@ class Trainer:
         return checkpoint_dirs(self.out)
 
     def save_checkpoint(self, step: int) -> Path:
-        """Trainable weights, optimizer, scheduler and RNG states (see :mod:`.checkpoint`)."""
-        model = self.accelerator.unwrap_model(self.model)
-        state = {"weights": trainable_weights(model), "optimizer": self.optimizer.state_dict(),
-                 "scheduler": self.scheduler.state_dict(), "fingerprint": self.fingerprint()}
-        return write_checkpoint(self.out, step, state, self.config.keep_checkpoints)
+        """Trainable weights, optimizer, scheduler and RNG states (see :mod:`.lifecycle`)."""
+        return lifecycle.save_checkpoint(self.out, step, self.accelerator.unwrap_model(self.model), self.optimizer,
+                                         self.scheduler, self.fingerprint(), self.config.keep_checkpoints)
 
     def fingerprint(self) -> dict[str, Any]:
         """What must match for a resume to continue the same run."""
         keys = ("kind", "model", "seed", "batch_size", "gradient_accumulation_steps", "lora", "labels",
                 "separator", "max_length", "group_by_length", "attention")
-        return {"config": {k: getattr(self.config, k) for k in keys}, "rows": len(self.train_set),
-                "total_steps": self.total_steps}
+        return lifecycle.fingerprint(self.config, keys, rows=len(self.train_set), total_steps=self.total_steps)
 
     def maybe_resume(self) -> int:
         """The step to start from: that of the last complete checkpoint (weights, optimizer,
         scheduler and RNG restored), or 0."""
-        found = read_latest(self.out, self.fingerprint()) if self.config.resume else None
-        if found is None:
+        if not self.config.resume:
             return 0
-        path, state = found
-        restore(state, self.accelerator.unwrap_model(self.model), self.optimizer, self.scheduler)
-        self.log(f"resuming from {path} (step {state['step']} of {self.total_steps})")
-        return int(state["step"])
+        state = lifecycle.resume(self.out, self.fingerprint(), self.accelerator.unwrap_model(self.model),
+                                 self.optimizer, self.scheduler, total=self.total_steps, log=self.log)
+        return int(state["step"]) if state is not None else 0
 
     # ------------------------------------------------------------------ the saved model
 
@@ -429,20 +413,12 @@ class Trainer:
         model = self.accelerator.unwrap_model(self.model)
         if self.config.lora:
             model = model.merge_and_unload()
-        target = self.out / "model"
-        tmp = target.with_name(f".model.tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        model.save_pretrained(tmp)
-        self.tokenizer.save_pretrained(tmp)
         threshold = float(final_eval.get("threshold", 0.5)) if self.kind == "prm" else 0.5
         meta = ModelMeta(kind=self.kind, max_length=self.config.max_length, chat_template=self.config.chat_template,
                          separator=self.config.separator, causal=self.causal, attention=self.attention,
                          base=self.config.model,
                          threshold=threshold, num_labels=2 if self.hard else 1)
-        (tmp / META_FILE).write_text(json.dumps(meta.to_json(), indent=2))
-        shutil.rmtree(target, ignore_errors=True)
-        tmp.rename(target)
-        return target
+        return lifecycle.save_model(self.out, model, self.tokenizer, {META_FILE: json.dumps(meta.to_json(), indent=2)})
 
 
 # --------------------------------------------------------------------------- helpers
@@ -514,17 +490,6 @@ def native_bf16(device: str) -> bool:
     return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in checks)
 
 
-def adamw(params: list[Any], lr: float, weight_decay: float, betas: tuple[float, float] = (0.9, 0.999)) -> Any:
-    """AdamW, fused where torch has a fused kernel for these tensors (one kernel instead of a loop
-    over the parameters: a fifth of the optimizer step's time on a CPU, measured on MiniLM)."""
-    import torch
-
-    try:
-        return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay, betas=betas, fused=True)
-    except (RuntimeError, TypeError, ValueError):  # a device or dtype without the fused kernel
-        return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay, betas=betas)
-
-
 def _check_examples(kind: str, examples: Sequence[Example]) -> None:
     if not examples:
         raise ValueError("no training rows")
@@ -545,12 +510,6 @@ def _hard_labels(mode: str, examples: Sequence[Example]) -> bool:
 
 def _head_names(model: Any) -> list[str]:
     return [name for name in ("score", "classifier", "pooler") if hasattr(model, name)]
-
-
-def _progress(total: int, done: int, enabled: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(total=total, initial=done, disable=not enabled, desc="training", unit="step", dynamic_ncols=True)
 
 
 def plot_curves(log_path: Path, target: Path) -> Path | None:

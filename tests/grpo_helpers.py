@@ -7,7 +7,7 @@ from pathlib import Path
 
 import torch
 
-from rewardsmith.adapters.grpo.generation import Sampled, SamplingSettings, cut_completion
+from rewardsmith.reward_models.sampling import Sampled, SamplingSettings, cut_completion
 from rewardsmith.verifiers.core import Verdict, Verifier
 from rewardsmith.verifiers.registry import register
 

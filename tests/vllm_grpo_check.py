@@ -21,8 +21,8 @@ def main(out: Path) -> None:
     import torch
 
     from rewardsmith.adapters.grpo.config import GRPOConfig
-    from rewardsmith.adapters.grpo.generation import HFGenerator, SamplingSettings
     from rewardsmith.adapters.grpo.loop import build_trainer
+    from rewardsmith.reward_models.sampling import HFSampler, SamplingSettings
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "prompts.jsonl"
@@ -38,7 +38,7 @@ def main(out: Path) -> None:
         prompts = [list(p.ids) for p in trainer.train_set.prompts[:2]]
         greedy = SamplingSettings(max_new_tokens=12, temperature=0.0)
         from_vllm = trainer.generator.generate(prompts, 1, greedy).completion_ids
-        from_hf = HFGenerator(trainer.model, trainer.tokenizer).generate(prompts, 1, greedy).completion_ids
+        from_hf = HFSampler(trainer.model, trainer.tokenizer).generate(prompts, 1, greedy).completion_ids
         # a stale sampler (the sync skipped after an update) shows in the canary at once
         generator = trainer.generator
         generator.sync = lambda model: None

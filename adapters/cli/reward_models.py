@@ -318,7 +318,8 @@ def _label_steps(args: argparse.Namespace) -> int:
     from rewardsmith.adapters.scoring.rows import InputError, Row, open_source
     from rewardsmith.reward_models.labeling import StepLabelConfig, StepLabeler
     from rewardsmith.reward_models.model import ModelLoadError
-    from rewardsmith.reward_models.sampler import Sampling, load_policy
+    from rewardsmith.reward_models.policy import load_policy
+    from rewardsmith.reward_models.sampling import SamplingSettings
     from rewardsmith.verifiers import SpecError, Verdict, build
 
     if args.k < 1 or args.max_new_tokens < 1 or args.batch_size < 1:
@@ -336,7 +337,8 @@ def _label_steps(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     config = StepLabelConfig(k=args.k, mode=args.mode, stop_at_first_wrong=args.stop_at_first_wrong,
                              separator=args.separator, agree_only=args.agree_only, generate=args.generate,
-                             sampling=Sampling(args.max_new_tokens, args.temperature, args.top_p, args.seed))
+                             sampling=SamplingSettings(max_new_tokens=args.max_new_tokens, temperature=args.temperature,
+                                                       top_p=args.top_p, seed=args.seed))
     spec = {"reward": spec_value(args.reward), "judge": spec_value(args.judge) if args.judge else None,
             "policy": args.policy, "k": args.k, "mode": args.mode, "stop_at_first_wrong": args.stop_at_first_wrong,
             "separator": args.separator, "agree_only": args.agree_only, "max_new_tokens": args.max_new_tokens,

@@ -4,8 +4,9 @@
     result = train(GRPOConfig(model="smollm2", reward="reward.yaml", max_steps=40), "prompts.jsonl")
 
 Modules, one concept each: ``config`` (every switch, TRL's names), ``data`` (prompts in),
-``generation`` (HF generate; ``vllm_engine`` for vLLM), ``objective`` (advantages and the loss),
-``sampling`` (prompt order and the pass-rate record), ``loop`` (the trainer), ``report`` (plots).
+``vllm_engine`` (vLLM as the sampler, with the weight sync; the samplers themselves, HF and vLLM,
+are ``rewardsmith.reward_models.sampling``), ``objective`` (advantages and the loss), ``sampling``
+(prompt order and the pass-rate record), ``loop`` (the trainer), ``report`` (plots).
 Importing this package does not import torch; ``train`` and the trainer do.
 """
 

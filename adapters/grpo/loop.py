@@ -20,22 +20,19 @@ from __future__ import annotations
 import copy
 import json
 import math
-import os
 import random
-import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
 from rewardsmith.adapters.fields import map_fields
 from rewardsmith.adapters.grpo.config import GRPOConfig
 from rewardsmith.adapters.grpo.data import Prompt, PromptSet
-from rewardsmith.adapters.grpo.generation import Generator, HFGenerator, Sampled, SamplingSettings
 from rewardsmith.adapters.grpo.objective import (
     BatchTotals,
     LossSettings,
@@ -45,19 +42,22 @@ from rewardsmith.adapters.grpo.objective import (
     token_logps,
 )
 from rewardsmith.adapters.grpo.sampling import PromptSampler
-from rewardsmith.adapters.grpo.shared_prompt import prompt_groups
 from rewardsmith.adapters.health import InputHealth
-from rewardsmith.reward_models.checkpoint import (
-    checkpoint_dirs,
-    read_latest,
-    restore,
-    trainable_weights,
-    write_checkpoint,
-)
+from rewardsmith.reward_models import lifecycle
+from rewardsmith.reward_models.checkpoint import checkpoint_dirs
+from rewardsmith.reward_models.sampling import HFSampler, Sampled, Sampler, SamplingSettings
+from rewardsmith.reward_models.shared_prompt import prompt_groups
 from rewardsmith.verifiers import RewardsmithError
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
 
 Log = Callable[[str], None]
+
+
+class Generator(Sampler, Protocol):
+    """The loop's sampler (:mod:`rewardsmith.reward_models.sampling`), which follows the training."""
+
+    def sync(self, model: Any) -> None:
+        """Make the sampler's weights the trainer's (after an optimizer update)."""
 
 
 class RewardOutage(RewardsmithError, RuntimeError):
@@ -201,16 +201,10 @@ class GRPOTrainer:
         self.model = self._prepare_model(model.to(self.device))
         self.ref_model = self._reference_model() if config.beta > 0 else None
         params = [p for p in self.model.parameters() if p.requires_grad]
-        from transformers import get_scheduler
-
-        from rewardsmith.reward_models.train import adamw
-
-        self.optimizer = adamw(params, config.learning_rate, config.weight_decay,
-                               (config.adam_beta1, config.adam_beta2))
-        updates = config.max_steps * config.num_iterations
-        self.scheduler = get_scheduler(config.lr_scheduler, self.optimizer,
-                                       num_warmup_steps=int(config.warmup_ratio * updates),
-                                       num_training_steps=updates)
+        self.optimizer = lifecycle.adamw(params, config.learning_rate, config.weight_decay,
+                                         (config.adam_beta1, config.adam_beta2))
+        self.scheduler = lifecycle.lr_schedule(config.lr_scheduler, self.optimizer, config.warmup_ratio,
+                                               config.max_steps * config.num_iterations)
         self.generator = generator if generator is not None else self._make_generator()
         self.sampler = PromptSampler(len(train.prompts), config.seed, window=config.pass_rate_window,
                                      skip_extreme=config.skip_extreme_prompts, reprobe_after=config.reprobe_after)
@@ -259,7 +253,7 @@ class GRPOTrainer:
             longest = max(len(p.ids) for p in self.train_set.prompts + (self.eval_set.prompts if self.eval_set else []))
             return VLLMGenerator(self.config.model, self.tokenizer, self.model, self.config,
                                  max_model_len=longest + self.config.max_completion_length)
-        return HFGenerator(self.model, self.tokenizer, self.config.generation_batch_size, bf16=self.bf16)
+        return HFSampler(self.model, self.tokenizer, self.config.generation_batch_size, bf16=self.bf16)
 
     def autocast(self) -> Any:
         return torch.autocast(self.device.type, dtype=torch.bfloat16) if self.bf16 else nullcontext()
@@ -539,7 +533,7 @@ class GRPOTrainer:
         started = time.perf_counter()
         if self.step == 0 and self.eval_set and self.eval_set.prompts:
             self._write(log_path, {"step": 0, **_prefixed("eval_", self.evaluate())})
-        bar = _progress(self.config.max_steps, self.step, self.progress)
+        bar = lifecycle.progress(self.config.max_steps, self.step, self.progress, "grpo")
         try:
             while self.step < self.config.max_steps:
                 record = self.train_step()
@@ -618,39 +612,31 @@ class GRPOTrainer:
     def fingerprint(self) -> dict[str, Any]:
         keys = ("model", "seed", "num_generations", "prompts_per_step", "lora", "max_completion_length",
                 "loss_type", "num_iterations", "max_steps")
-        return {"config": {k: getattr(self.config, k) for k in keys}, "prompts": len(self.train_set.prompts)}
+        return lifecycle.fingerprint(self.config, keys, prompts=len(self.train_set.prompts))
 
     def save_checkpoint(self) -> Path:
         """Trainable weights, optimizer, scheduler, RNG and the prompt sampler (see
-        :mod:`rewardsmith.reward_models.checkpoint`: a run killed mid-save resumes from the one before)."""
-        state = {"fingerprint": self.fingerprint(), "weights": trainable_weights(self.model),
-                 "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
-                 "sampler": self.sampler.state_dict(), "counters": dict(self.counters)}
-        return write_checkpoint(self.out, self.step, state, self.config.keep_checkpoints)
+        :mod:`rewardsmith.reward_models.lifecycle`: a run killed mid-save resumes from the one before)."""
+        return lifecycle.save_checkpoint(self.out, self.step, self.model, self.optimizer, self.scheduler,
+                                         self.fingerprint(), self.config.keep_checkpoints,
+                                         sampler=self.sampler.state_dict(), counters=dict(self.counters))
 
     def maybe_resume(self) -> int:
-        found = read_latest(self.out, self.fingerprint()) if self.config.resume else None
-        if found is None:
+        if not self.config.resume:
             return 0
-        path, state = found
-        restore(state, self.model, self.optimizer, self.scheduler)
+        state = lifecycle.resume(self.out, self.fingerprint(), self.model, self.optimizer, self.scheduler,
+                                 total=self.config.max_steps, log=self.log)
+        if state is None:
+            return 0
         self.sampler.load_state_dict(state["sampler"])
         self.counters.update(state["counters"])
         self.step = int(state["step"])
         self.generator.sync(self.model)
-        self.log(f"resuming from {path} (step {self.step} of {self.config.max_steps})")
         return self.step
 
     def save_model(self) -> Path:
         model = self.model.merge_and_unload() if self.config.lora else self.model
-        target = self.out / "model"
-        tmp = target.with_name(f".model.tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        model.save_pretrained(tmp)
-        self.tokenizer.save_pretrained(tmp)
-        shutil.rmtree(target, ignore_errors=True)
-        tmp.rename(target)
-        return target
+        return lifecycle.save_model(self.out, model, self.tokenizer)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -735,12 +721,6 @@ def _truncate_log(path: Path, step: int) -> None:
         return
     kept = [line for line in path.read_text().splitlines() if line.strip() and json.loads(line).get("step", 0) <= step]
     path.write_text("".join(line + "\n" for line in kept))
-
-
-def _progress(total: int, done: int, enabled: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(total=total, initial=done, disable=not enabled, desc="grpo", unit="step", dynamic_ncols=True)
 
 
 def build_trainer(config: GRPOConfig, data: str | Path, *, progress: bool = True, log: Log = print) -> GRPOTrainer:

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import torch
 
-from rewardsmith.adapters.grpo.shared_prompt import can_share_prompts, logits_with_shared_prompts, position_ids
+from rewardsmith.reward_models.shared_prompt import can_share_prompts, logits_with_shared_prompts, position_ids
 
 LossType = Literal["grpo", "dr_grpo", "dapo", "bnpo"]
 ScaleRewards = Literal["group", "batch", "none"]

