@@ -41,7 +41,7 @@ from rewardsmith.adapters.grpo.objective import (
     sampler_correction,
     token_logps,
 )
-from rewardsmith.adapters.grpo.sampling import PromptSampler
+from rewardsmith.adapters.grpo.prompts import PromptSampler
 from rewardsmith.adapters.health import InputHealth
 from rewardsmith.reward_models import lifecycle
 from rewardsmith.reward_models.checkpoint import checkpoint_dirs

@@ -18,7 +18,7 @@ from rewardsmith.adapters.grpo.config import GRPOConfig  # noqa: E402
 from rewardsmith.adapters.grpo.data import encode_rows  # noqa: E402
 from rewardsmith.adapters.grpo.loop import GRPOTrainer, RewardOutage, build_trainer  # noqa: E402
 from rewardsmith.adapters.grpo.objective import group_advantages  # noqa: E402
-from rewardsmith.adapters.grpo.sampling import PromptSampler  # noqa: E402
+from rewardsmith.adapters.grpo.prompts import PromptSampler  # noqa: E402
 from rewardsmith.reward_models.sampling import cut_completion, stop_position  # noqa: E402
 from rewardsmith.verifiers import SpecError, build  # noqa: E402
 from rewardsmith.verifiers.core import Verdict, Verifier  # noqa: E402
