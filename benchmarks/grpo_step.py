@@ -71,7 +71,7 @@ def run_ours(spec: dict[str, Any], workdir: Path) -> dict[str, Any]:
                         micro_batch_size=spec["prompts"] * spec["generations"], learning_rate=5e-6,
                         generation_kwargs={"min_new_tokens": spec["length"]}, save_every=0, save_model=False,
                         samples_per_step=0, resume=False)
-    trainer = build_trainer(config, data, progress=False, log=lambda _: None)
+    trainer = build_trainer(config, data, progress=False)
     steps = [trainer.train_step() for _ in range(spec["steps"])]
     return {"step": [s["step_time"] for s in steps], "generate": [s["time_generate"] for s in steps],
             "score": [s["time_score"] for s in steps],

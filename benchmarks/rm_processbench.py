@@ -64,7 +64,7 @@ def fold(train_subset: str, test_subset: str, args: argparse.Namespace, work: Pa
         "batch_size": args.batch_size, "learning_rate": args.lr, "max_length": args.max_length, "lora": args.lora,
         "eval_every": 0, "save_every": 0, "seed": args.seed, "resume": False, "eval_fraction": 0.0,
         "attention": args.attention})
-    run = Trainer(config, examples, [], progress=not args.no_progress, log=lambda m: print(m, flush=True)).run()
+    run = Trainer(config, examples, [], progress=not args.no_progress).run()
     rm = RewardModel(run.model_dir)
     threshold, chosen = metrics.best_threshold(step_probs(rm, threshold_rows), [r["label"] for r in threshold_rows])
     test = load(test_subset)
@@ -90,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="encoder PRMs: how step i is kept from seeing later steps (see TrainConfig)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
+    from rewardsmith.adapters.console import show_logs
+
+    show_logs()  # the trainers' progress lines
     if not (DATA / "processbench_gsm8k.json").exists():
         print(f"ProcessBench is not at {DATA} (../shared/data/prm); nothing to measure")
         return 0

@@ -126,7 +126,7 @@ def train(kind: str, examples: list[Any], evaluation: list[Any], args: argparse.
         "batch_size": args.batch_size, "max_length": 256, "eval_every": args.eval_every, "save_every": 0,
         "log_every": 20, "seed": args.seed, "warmup_ratio": 0.05, "resume": False, "lora": args.lora,
         "attention": args.attention})
-    trainer = Trainer(config, examples, evaluation, progress=not args.no_progress, log=lambda m: print(m, flush=True))
+    trainer = Trainer(config, examples, evaluation, progress=not args.no_progress)
     return trainer.run()
 
 
@@ -192,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--out", type=Path, default=None, help="keep the trained models here")
     args = parser.parse_args(argv)
+    from rewardsmith.adapters.console import show_logs
+
+    show_logs()  # the trainers' progress lines
 
     train_rows = generate(args.problems, seed=1)
     valid = generate(200, seed=4)

@@ -233,7 +233,7 @@ def run_ours(spec: dict[str, Any], train: list[dict[str, Any]], heldout: list[di
         "eval_every": 0, "save_every": 0, "log_every": spec["steps"], "resume": False, "precision": precision,
     })
     t = time.perf_counter()
-    trainer = TimedTrainer(config, train_ex, eval_ex, progress=False, log=lambda _: None)
+    trainer = TimedTrainer(config, train_ex, eval_ex, progress=False)
     trainer.ends, trainer.inner = [], []
     setup = time.perf_counter() - t
     optim: list[float] = []

@@ -13,13 +13,16 @@ Each trainer keeps its own losses, batching and log records.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from rewardsmith.reward_models.checkpoint import read_latest, restore, trainable_weights, write_checkpoint
+
+logger = logging.getLogger(__name__)
 
 
 def fingerprint(config: Any, keys: Iterable[str], **extra: Any) -> dict[str, Any]:
@@ -38,7 +41,7 @@ def save_checkpoint(out: Path, step: int, model: Any, optimizer: Any, scheduler:
 
 
 def resume(out: Path, fingerprint: dict[str, Any], model: Any, optimizer: Any, scheduler: Any, *, total: int,
-           log: Callable[[str], None]) -> dict[str, Any] | None:
+           ) -> dict[str, Any] | None:
     """The state of the last complete checkpoint under ``out``, with the weights, optimizer,
     scheduler and RNG restored from it (and said in the log), or None when there is none; a
     ValueError when it is from a run with another fingerprint."""
@@ -47,7 +50,7 @@ def resume(out: Path, fingerprint: dict[str, Any], model: Any, optimizer: Any, s
         return None
     path, state = found
     restore(state, model, optimizer, scheduler)
-    log(f"resuming from {path} (step {state['step']} of {total})")
+    logger.info("resuming from %s (step %s of %s)", path, state["step"], total)
     return state
 
 

@@ -19,10 +19,11 @@ verifiers), so a YAML file's typo is reported with the closest key.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -36,6 +37,8 @@ from rewardsmith.reward_models.loading import load_tokenizer
 from rewardsmith.reward_models.model import is_bidirectional, load_model, position_logits
 from rewardsmith.reward_models.steps import DEFAULT_SEPARATOR, StepSplitter
 from rewardsmith.verifiers.options import Range, SpecError, coerce, coerce_options, option
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(kw_only=True)
@@ -124,18 +127,16 @@ class TrainResult:
     skipped: dict[str, int] = field(default_factory=dict)
 
 
-Log = Callable[[str], None]
 
 
 class Trainer:
     """One training run. ``run()`` does it; each phase is a method so tests can look at the parts."""
 
     def __init__(self, config: TrainConfig, train: Sequence[Example], evaluation: Sequence[Example] | None = None,
-                 *, progress: bool = True, log: Log = print) -> None:
+                 *, progress: bool = True) -> None:
         import torch
 
         self.config = config
-        self.log = log
         self.progress = progress
         self.out = Path(config.output_dir)
         self.kind = config.kind
@@ -302,7 +303,7 @@ class Trainer:
         log_path = self.out / "log.jsonl"
         if start_step == 0 and log_path.exists():
             log_path.unlink()
-        self.log(f"training {self.kind} on {len(self.train_set):,} rows ({len(self.eval_set):,} held out) for "
+        logger.info(f"training {self.kind} on {len(self.train_set):,} rows ({len(self.eval_set):,} held out) for "
                  f"{self.total_steps} steps on {self.device}{' in bf16' if self.bf16 else ''}"
                  f"{', LoRA' if self.config.lora else ''}" + (f"; skipped {self.skipped}" if self.skipped else ""))
         bar = lifecycle.progress(self.total_steps, start_step, self.progress, "training")
@@ -403,7 +404,7 @@ class Trainer:
         if not self.config.resume:
             return 0
         state = lifecycle.resume(self.out, self.fingerprint(), self.accelerator.unwrap_model(self.model),
-                                 self.optimizer, self.scheduler, total=self.total_steps, log=self.log)
+                                 self.optimizer, self.scheduler, total=self.total_steps)
         return int(state["step"]) if state is not None else 0
 
     # ------------------------------------------------------------------ the saved model
@@ -425,9 +426,9 @@ class Trainer:
 
 
 def train(config: TrainConfig, examples: Sequence[Example], evaluation: Sequence[Example] | None = None,
-          *, progress: bool = True, log: Log = print) -> TrainResult:
+          *, progress: bool = True) -> TrainResult:
     """Train a reward model (see :class:`TrainConfig`); the model lands in ``output_dir/model``."""
-    return Trainer(config, examples, evaluation, progress=progress, log=log).run()
+    return Trainer(config, examples, evaluation, progress=progress).run()
 
 
 def holdout(examples: Sequence[Example], fraction: float, seed: int) -> tuple[list[Example], list[Example]]:

@@ -32,7 +32,7 @@ def main(out: Path) -> None:
                             device="cpu", max_steps=3, prompts_per_step=1, num_generations=4,
                             max_completion_length=16, temperature=0.8, learning_rate=1e-4, save_every=0,
                             save_model=False, samples_per_step=0, vllm_gpu_memory_utilization=0.2)
-        trainer = build_trainer(config, data, progress=False, log=lambda _: None)
+        trainer = build_trainer(config, data, progress=False)
         records = [trainer.train_step() for _ in range(2)]
         # the sampler's weights are the trainer's: greedy vLLM and greedy HF agree token for token
         prompts = [list(p.ids) for p in trainer.train_set.prompts[:2]]

@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     from rewardsmith.reward_models.model import ModelLoadError
 
     try:
-        trainer = build_trainer(config, args.data, progress=not args.no_progress, log=_say)
+        trainer = build_trainer(config, args.data, progress=not args.no_progress)
         result = trainer.run()
     except SpecError as exc:
         return _fail(f"reward spec: {exc}")

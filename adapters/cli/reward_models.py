@@ -469,7 +469,7 @@ def _train(args: argparse.Namespace) -> int:
     _say(f"data: {train_rows.describe()}" + (f"; eval: {eval_rows.describe()}" if eval_rows else ""))
     try:
         trainer = Trainer(config, train_rows.examples, eval_rows.examples if eval_rows else None,
-                          progress=not args.no_progress, log=_say)
+                          progress=not args.no_progress)
         result = trainer.run()
     except ModelLoadError as exc:
         return _fail(str(exc))

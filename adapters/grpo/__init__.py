@@ -23,11 +23,11 @@ if TYPE_CHECKING:
 __all__ = ["GRPOConfig", "GRPOResult", "GRPOTrainer", "train"]
 
 
-def train(config: GRPOConfig, data: str | Path, *, progress: bool = True, log: Any = print) -> GRPOResult:
+def train(config: GRPOConfig, data: str | Path, *, progress: bool = True) -> GRPOResult:
     """Load the prompts (and the held-out ones), build the reward, train, save; the CLI's path."""
     from rewardsmith.adapters.grpo.loop import build_trainer
 
-    return build_trainer(config, data, progress=progress, log=log).run()
+    return build_trainer(config, data, progress=progress).run()
 
 
 def __getattr__(name: str) -> Any:

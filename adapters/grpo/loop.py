@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import math
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -50,7 +51,7 @@ from rewardsmith.reward_models.shared_prompt import prompt_groups
 from rewardsmith.verifiers import RewardsmithError
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
 
-Log = Callable[[str], None]
+logger = logging.getLogger(__name__)
 
 
 class Generator(Sampler, Protocol):
@@ -165,11 +166,10 @@ class GRPOTrainer:
 
     def __init__(self, config: GRPOConfig, train: PromptSet, evaluation: PromptSet | None = None, *,
                  reward: Verifier | None = None, model: Any = None, tokenizer: Any = None,
-                 generator: Generator | None = None, progress: bool = True, log: Log = print) -> None:
+                 generator: Generator | None = None, progress: bool = True) -> None:
         from rewardsmith.verifiers.registry import build
 
         self.config = config
-        self.log = log
         self.progress = progress
         self.out = Path(config.output_dir)
         self.reward = reward if reward is not None else build(config.reward)  # fails before any model loads
@@ -211,7 +211,7 @@ class GRPOTrainer:
         self.step = 0
         self.counters: dict[str, int] = {"error_rows": 0, "invalid_rows": 0, "skipped_extreme": 0, "empty_steps": 0}
         # a dataset without the column the reward reads trains on zeros without a word: say it once
-        self.health = InputHealth("train grpo", _columns_fix, emit=log)
+        self.health = InputHealth("train grpo", _columns_fix)
         self._tensorboard: Any = None
 
     # ------------------------------------------------------------------ setup
@@ -526,7 +526,7 @@ class GRPOTrainer:
         log_path = self.out / "log.jsonl"
         _truncate_log(log_path, self.step)
         _truncate_log(self.out / "samples.jsonl", self.step)
-        self.log(f"GRPO on {self.train_set.describe()} for {self.config.max_steps} steps of "
+        logger.info(f"GRPO on {self.train_set.describe()} for {self.config.max_steps} steps of "
                  f"{self.config.prompts_per_step} prompts x {self.config.num_generations} completions on "
                  f"{self.device}{' (bf16)' if self.bf16 else ''}{', LoRA' if self.config.lora else ''}"
                  f"{f', resuming at step {self.step}' if self.step else ''}")
@@ -625,7 +625,7 @@ class GRPOTrainer:
         if not self.config.resume:
             return 0
         state = lifecycle.resume(self.out, self.fingerprint(), self.model, self.optimizer, self.scheduler,
-                                 total=self.config.max_steps, log=self.log)
+                                 total=self.config.max_steps)
         if state is None:
             return 0
         self.sampler.load_state_dict(state["sampler"])
@@ -723,7 +723,7 @@ def _truncate_log(path: Path, step: int) -> None:
     path.write_text("".join(line + "\n" for line in kept))
 
 
-def build_trainer(config: GRPOConfig, data: str | Path, *, progress: bool = True, log: Log = print) -> GRPOTrainer:
+def build_trainer(config: GRPOConfig, data: str | Path, *, progress: bool = True) -> GRPOTrainer:
     """The reward first (a spec that cannot be built fails before any model loads), then the
     tokenizer and the prompts (too-long and malformed rows reported), then the trainer."""
     from rewardsmith.adapters.grpo.data import load_prompts
@@ -737,16 +737,16 @@ def build_trainer(config: GRPOConfig, data: str | Path, *, progress: bool = True
         raise ValueError(f"max_completion_length {config.max_completion_length} leaves no room for a prompt in "
                          f"the model's context; lower it or set max_prompt_length")
     train = load_prompts(data, tokenizer, config.prompt_field, config.chat_template, limit)
-    log(f"data: {train.describe()}")
+    logger.info(f"data: {train.describe()}")
     for problem in train.problems:
-        log(f"  {data}: {problem}")
+        logger.info(f"  {data}: {problem}")
     evaluation = None
     if config.eval_data:
         evaluation = load_prompts(config.eval_data, tokenizer, config.prompt_field, config.chat_template, limit)
-        log(f"eval data: {evaluation.describe()}")
+        logger.info(f"eval data: {evaluation.describe()}")
     elif config.eval_fraction > 0:
         train, evaluation = split_prompts(train, config.eval_fraction, config.seed)
-    return GRPOTrainer(config, train, evaluation, reward=reward, tokenizer=tokenizer, progress=progress, log=log)
+    return GRPOTrainer(config, train, evaluation, reward=reward, tokenizer=tokenizer, progress=progress)
 
 
 def split_prompts(prompts: PromptSet, fraction: float, seed: int) -> tuple[PromptSet, PromptSet]:

@@ -203,7 +203,7 @@ def test_training_lowers_the_loss_and_the_saved_model_scores_identically_as_a_ve
         examples, model_kind = rows, "prm"
     cfg = config(tmp_path, kind=model_kind, max_steps=16, batch_size=len(examples), eval_fraction=0.0,
                  learning_rate=5e-4, attention="causal" if kind == "stepwise-causal" else "prefix")
-    trainer = Trainer(cfg, examples, examples, progress=False, log=lambda _: None)
+    trainer = Trainer(cfg, examples, examples, progress=False)
     result = trainer.run()
     seen = losses(tmp_path / "out")
     assert seen[-1] < 0.75 * seen[0], seen
@@ -224,18 +224,17 @@ def test_training_lowers_the_loss_and_the_saved_model_scores_identically_as_a_ve
 
 
 @pytest.mark.slow
-def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path):
+def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path, caplog):
     """Killed after a checkpoint, rerun: the same data order, optimizer, scheduler and RNG, so the
     final weights equal an uninterrupted run's."""
     rows = stepwise(12, seed=4)
-    straight = Trainer(config(tmp_path / "a", max_steps=6, save_every=2), rows, [], progress=False,
-                       log=lambda _: None)
+    straight = Trainer(config(tmp_path / "a", max_steps=6, save_every=2), rows, [], progress=False,)
     straight.run()
 
     class Killed(Exception):
         pass
 
-    broken = Trainer(config(tmp_path / "b", max_steps=6, save_every=2), rows, [], progress=False, log=lambda _: None)
+    broken = Trainer(config(tmp_path / "b", max_steps=6, save_every=2), rows, [], progress=False)
     original = broken._optimizer_step
     calls = {"n": 0}
 
@@ -249,11 +248,10 @@ def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path):
     with pytest.raises(Killed):
         broken.run()
     assert [p.name for p in broken.checkpoint_dirs()] == ["step-2", "step-4"]
-    messages = []
-    resumed = Trainer(config(tmp_path / "b", max_steps=6, save_every=2), rows, [], progress=False,
-                      log=messages.append)
+    caplog.set_level("INFO", logger="rewardsmith")
+    resumed = Trainer(config(tmp_path / "b", max_steps=6, save_every=2), rows, [], progress=False)
     resumed.run()
-    assert any("resuming from" in m and "step 4" in m for m in messages)
+    assert any("resuming from" in m and "step 4" in m for m in caplog.messages)
     a = straight.accelerator.unwrap_model(straight.model).state_dict()
     b = resumed.accelerator.unwrap_model(resumed.model).state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)
@@ -261,15 +259,14 @@ def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path):
 
 def test_data_order_is_a_function_of_seed_and_epoch(tmp_path):
     rows = stepwise(20, seed=5)
-    one = Trainer(config(tmp_path / "a", batch_size=3), rows, [], progress=False, log=lambda _: None)
-    two = Trainer(config(tmp_path / "b", batch_size=3), rows, [], progress=False, log=lambda _: None)
+    one = Trainer(config(tmp_path / "a", batch_size=3), rows, [], progress=False)
+    two = Trainer(config(tmp_path / "b", batch_size=3), rows, [], progress=False)
     assert one.micro_batches(0) == two.micro_batches(0) != one.micro_batches(1)
     flat = sorted(i for batch in one.micro_batches(0) for i in batch)
     assert flat == list(range(len(rows)))  # every row once per epoch
     lengths = [sum(len(e) for e in one.train_set[i][1]) for i in range(len(rows))]
     spread = [max(lengths[i] for i in b) - min(lengths[i] for i in b) for b in one.micro_batches(0)]
-    shuffled = Trainer(config(tmp_path / "c", batch_size=3, group_by_length=False), rows, [], progress=False,
-                       log=lambda _: None)
+    shuffled = Trainer(config(tmp_path / "c", batch_size=3, group_by_length=False), rows, [], progress=False,)
     plain = [max(lengths[i] for i in b) - min(lengths[i] for i in b) for b in shuffled.micro_batches(0)]
     assert sum(spread) < sum(plain)  # grouped by length: less padding
 
@@ -277,8 +274,8 @@ def test_data_order_is_a_function_of_seed_and_epoch(tmp_path):
 def test_runs_with_different_precisions_share_a_process(tmp_path):
     """accelerate keeps one state per process; a second run with another precision must still start."""
     rows = stepwise(4, seed=12)
-    fp32 = Trainer(config(tmp_path / "a", precision="fp32", max_steps=1), rows, [], progress=False, log=lambda _: None)
-    bf16 = Trainer(config(tmp_path / "b", precision="bf16", max_steps=1), rows, [], progress=False, log=lambda _: None)
+    fp32 = Trainer(config(tmp_path / "a", precision="fp32", max_steps=1), rows, [], progress=False)
+    bf16 = Trainer(config(tmp_path / "b", precision="bf16", max_steps=1), rows, [], progress=False)
     assert (fp32.bf16, bf16.bf16) == (False, True)
     assert next(bf16.model.parameters()).dtype == torch.float32  # master weights stay fp32 under autocast
     bf16.run()
@@ -304,12 +301,12 @@ def test_a_base_that_cannot_load_fails_with_what_to_do(tmp_path):
     from rewardsmith.reward_models.model import ModelLoadError
 
     with pytest.raises(ModelLoadError, match=r"cannot load the tokenizer of 'no/such-model'.*alias: smollm2, minilm"):
-        Trainer(config(tmp_path, model="no/such-model"), stepwise(4), [], progress=False, log=lambda _: None)
+        Trainer(config(tmp_path, model="no/such-model"), stepwise(4), [], progress=False)
 
 
 def test_training_refuses_rows_of_the_wrong_kind(tmp_path):
     with pytest.raises(ValueError, match="`train orm` needs pairwise or pointwise rows, got stepwise rows"):
-        Trainer(config(tmp_path, kind="orm"), stepwise(4), [], progress=False, log=lambda _: None)
+        Trainer(config(tmp_path, kind="orm"), stepwise(4), [], progress=False)
 
 
 @pytest.mark.slow
@@ -320,7 +317,7 @@ def test_decoder_prm_with_lora_trains_and_serves(tmp_path):
     rows = stepwise(2, seed=7)
     cfg = config(tmp_path, model="smollm2", lora=True, max_steps=8, batch_size=len(rows), learning_rate=2e-3,
                  lora_r=8, lora_dropout=0.0, eval_fraction=0.0)
-    result = Trainer(cfg, rows, rows, progress=False, log=lambda _: None).run()
+    result = Trainer(cfg, rows, rows, progress=False).run()
     seen = losses(tmp_path / "out")
     assert sum(seen[-2:]) < 0.8 * sum(seen[:2]), seen
     meta = json.loads((result.model_dir / "rewardsmith.json").read_text())
@@ -340,7 +337,7 @@ def saved_prm(tmp_path_factory):
     rows = stepwise(6, seed=8)
     cfg = TrainConfig.from_mapping({"kind": "prm", "model": "minilm", "output_dir": str(out), "batch_size": 4,
                                     "max_steps": 3, "eval_every": 0, "save_every": 0, "max_length": 192})
-    return Trainer(cfg, rows, rows[:4], progress=False, log=lambda _: None).run().model_dir
+    return Trainer(cfg, rows, rows[:4], progress=False).run().model_dir
 
 
 @pytest.fixture(scope="module")
@@ -349,7 +346,7 @@ def saved_orm(tmp_path_factory):
     rows = stepwise(6, seed=9)
     cfg = TrainConfig.from_mapping({"kind": "orm", "model": "minilm", "output_dir": str(out), "batch_size": 2,
                                     "max_steps": 3, "eval_every": 0, "save_every": 0, "max_length": 192})
-    return Trainer(cfg, pairs_from(rows), None, progress=False, log=lambda _: None).run().model_dir
+    return Trainer(cfg, pairs_from(rows), None, progress=False).run().model_dir
 
 
 def test_prm_forms_cannot_be_raised_by_padding_steps(saved_prm):

@@ -179,7 +179,7 @@ def test_a_trained_model_scores_the_same_in_score_server_and_trl(trained, synthe
     """`score`, the HTTP server and TRL's reward functions all give build(spec)'s reward, for the
     model alone and composed (the outcome gate; a weighted sum with the clipped process reward)."""
     import httpx
-    from test_server import ServerThread
+    from server_helpers import ServerThread
 
     from rewardsmith.adapters.serve.reward_server import ServerConfig
     from rewardsmith.adapters.trainers.trl import reward_funcs

@@ -99,7 +99,7 @@ def _rows(n=3):
     return [{"prompt": [{"role": "user", "content": q}], "answer": a} for q, a in QUESTIONS[:n]]
 
 
-def _trainer(tiny, tmp_path, reward=None, texts=TEXTS, n_prompts=3, rows=None, log=lambda _: None, length=10,
+def _trainer(tiny, tmp_path, reward=None, texts=TEXTS, n_prompts=3, rows=None, length=10,
              **switches):
     from transformers import AutoModelForCausalLM
 
@@ -112,7 +112,7 @@ def _trainer(tiny, tmp_path, reward=None, texts=TEXTS, n_prompts=3, rows=None, l
     config = GRPOConfig.from_mapping(settings)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
     return GRPOTrainer(config, prompts, reward=reward or build("math"), model=model, tokenizer=tok,
-                       generator=ReplayGenerator(completions, {tok.eos_token_id}), progress=False, log=log)
+                       generator=ReplayGenerator(completions, {tok.eos_token_id}), progress=False)
 
 
 def _gradients(trainer, iterations=1):
@@ -211,21 +211,21 @@ def test_error_rows_are_left_out_of_the_loss_and_counted(tiny, tmp_path):
     assert math.isnan(float(batch.rewards[1])) and not math.isnan(float(batch.rewards[0]))
 
 
-def test_prompts_without_the_rewards_column_are_named_once_with_the_fix(tiny, tmp_path):
+def test_prompts_without_the_rewards_column_are_named_once_with_the_fix(tiny, tmp_path, caplog):
     """A prompt file whose label column has another name trains on zeros (every row invalid_input,
     every group without variance): the loop says so once, naming the field and the config key."""
     renamed = [{"prompt": r["prompt"], "solution": r["answer"]} for r in _rows()]
-    said = []
-    trainer = _trainer(tiny, tmp_path, rows=renamed, log=said.append)
+    caplog.set_level("INFO", logger="rewardsmith")
+    trainer = _trainer(tiny, tmp_path, rows=renamed)
     trainer.rollout(trainer.train_set.prompts)
     trainer.rollout(trainer.train_set.prompts)
-    warnings = [line for line in said if "invalid_input" in line]
+    warnings = [line for line in caplog.messages if "invalid_input" in line]
     assert len(warnings) == 1 and "'answer'" in warnings[0] and "columns: {answer:" in warnings[0]
     assert trainer.counters["invalid_rows"] == 24
-    mapped = _trainer(tiny, tmp_path / "mapped", rows=renamed, log=said.append, columns={"answer": "solution"})
+    mapped = _trainer(tiny, tmp_path / "mapped", rows=renamed, columns={"answer": "solution"})
     batch, _ = mapped.rollout(mapped.train_set.prompts)
     assert mapped.counters["invalid_rows"] == 0 and float(batch.rewards.sum()) > 0
-    assert len([line for line in said if "invalid_input" in line]) == 1
+    assert len([line for line in caplog.messages if "invalid_input" in line]) == 1
 
 
 def test_a_reward_outage_stops_the_step_instead_of_training_on_nothing(tiny, tmp_path):

@@ -107,7 +107,7 @@ def test_loss_and_gradients_match_trl(tiny_model_dir, tmp_path, loss_type, beta,
     prompts = encode_rows(((i + 1, r, None) for i, r in enumerate(rows)), tokenizer, "prompt", "auto", 256)
     eos = {tokenizer.eos_token_id}
     ours = GRPOTrainer(config, prompts, reward=build("math"), model=model, tokenizer=tokenizer,
-                       generator=ReplayGenerator(completions, eos), progress=False, log=lambda _: None)
+                       generator=ReplayGenerator(completions, eos), progress=False)
     batch, _ = ours.rollout(prompts.prompts)
     ours.reference_logps(batch)
     trained, advantages, totals = ours.prepare_update(batch)
@@ -175,8 +175,7 @@ def test_five_optimizer_steps_through_trls_train_give_our_weights(tiny_model_dir
     prompts = encode_rows(((1, rows[0], None),), tokenizer, "prompt", "auto", 256)
     ours = GRPOTrainer(config, prompts, reward=build("math"), tokenizer=tokenizer,
                        model=AutoModelForCausalLM.from_pretrained(tiny_model_dir, dtype=torch.float32),
-                       generator=ReplayGenerator(completions, {tokenizer.eos_token_id}), progress=False,
-                       log=lambda _: None)
+                       generator=ReplayGenerator(completions, {tokenizer.eos_token_id}), progress=False,)
     norms = [ours.train_step()["grad_norm"] for _ in range(5)]
     mine = torch.cat([(p.detach() - start[n]).flatten() for n, p in ours.model.named_parameters()])
     assert min(norms) > 1.0  # clipping does something

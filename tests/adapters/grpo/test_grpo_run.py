@@ -90,7 +90,7 @@ class Killed(Exception):
 
 
 @pytest.mark.timeout(600)
-def test_a_killed_run_resumes_to_the_same_weights_and_log(tmp_path):
+def test_a_killed_run_resumes_to_the_same_weights_and_log(tmp_path, caplog):
     model = make_tiny_llama(tmp_path / "tiny")
     data = tmp_path / "prompts.jsonl"
     data.write_text("".join(Path("data/arithmetic_train.jsonl").read_text().splitlines(keepends=True)[:12]))
@@ -101,10 +101,10 @@ def test_a_killed_run_resumes_to_the_same_weights_and_log(tmp_path):
                           num_iterations=2, beta=0.02, samples_per_step=1, save_model=True,
                           reward="test_text_length", **extra)  # varies on random text
 
-    straight = build_trainer(config(tmp_path / "straight"), data, progress=False, log=lambda _: None)
+    straight = build_trainer(config(tmp_path / "straight"), data, progress=False)
     straight.run()
 
-    first = build_trainer(config(tmp_path / "killed"), data, progress=False, log=lambda _: None)
+    first = build_trainer(config(tmp_path / "killed"), data, progress=False)
     original = first.train_step
 
     def dies_in_step_3():
@@ -116,10 +116,10 @@ def test_a_killed_run_resumes_to_the_same_weights_and_log(tmp_path):
     with pytest.raises(Killed):
         first.run()
     assert [r["step"] for r in _records(tmp_path / "killed" / "log.jsonl")] == [1, 2]
-    messages = []
-    resumed = build_trainer(config(tmp_path / "killed"), data, progress=False, log=messages.append)
+    caplog.set_level("INFO", logger="rewardsmith")
+    resumed = build_trainer(config(tmp_path / "killed"), data, progress=False)
     resumed.run()
-    assert any("resuming from" in m and "step-2" in m for m in messages)
+    assert any("resuming from" in m and "step-2" in m for m in caplog.messages)
     log_a = _records(tmp_path / "straight" / "log.jsonl")
     assert any(r["reward_std"] > 0 for r in log_a)  # the loss has a policy-gradient term to compare
     log_b = [r for r in _records(tmp_path / "killed" / "log.jsonl")]

@@ -13,7 +13,6 @@ import importlib.util
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -22,29 +21,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
+from server_helpers import OPENRLHF_REQUEST, PROMPTS, ServerThread, free_port, metric_samples
 
 from rewardsmith.adapters.cli import main as cli_main
-from rewardsmith.adapters.serve.reward_server import ServerConfig, create_app
+from rewardsmith.adapters.serve.reward_server import ServerConfig
 from rewardsmith.adapters.trainers.openrlhf import split_response
 from rewardsmith.verifiers import Verdict, Verifier, build, register
 
 MATH = {"type": "math", "workers": 0}
-
-# Qwen-style chat template, as OpenRLHF's prompt dataset applies it.
-PROMPTS = [
-    "<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n",
-    "<|im_start|>user\nWhat is 3*5?<|im_end|>\n<|im_start|>assistant\n",
-    "<|im_start|>user\nWhat is 10-7?<|im_end|>\n<|im_start|>assistant\n",
-]
-RESPONSES = [
-    "2+2 is \\boxed{4}.<|im_end|>",
-    "3*5 = 16, so the answer is 16<|im_end|><|endoftext|>",
-    "I don't know<|im_end|>",
-]
-OPENRLHF_REQUEST = {"query": [p + r for p, r in zip(PROMPTS, RESPONSES, strict=True)], "prompts": PROMPTS,
-                    "labels": ["4", "15", "3"]}
-
 
 @register("test_server_slow")
 class SlowVerifier(Verifier):
@@ -60,38 +44,6 @@ class SlowVerifier(Verifier):
         self.batches.append(len(samples))
         time.sleep(self.delay_s)
         return [Verdict(score=1.0, correct=True) for _ in samples]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class ServerThread:
-    """uvicorn in a thread; ``stop`` is the same graceful path as SIGTERM (should_exit)."""
-
-    def __init__(self, config: ServerConfig, verifier: Verifier | None = None) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(create_app(config, verifier), host="127.0.0.1", port=self.port,
-                                                    log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> ServerThread:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.02)
-        return self
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(20)
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 @pytest.fixture(scope="module")
@@ -187,14 +139,6 @@ def test_oversized_body_without_content_length_is_refused(math_server):
 
     r = httpx.post(f"{math_server.url}/get_reward", content=chunks())
     assert r.status_code == 413
-
-
-def metric_samples(text: str) -> dict[tuple[str, frozenset], float]:
-    """``/metrics`` parsed by prometheus_client's own parser: (sample name, labels) -> value."""
-    from prometheus_client.parser import text_string_to_metric_families
-
-    return {(s.name, frozenset(s.labels.items())): s.value
-            for family in text_string_to_metric_families(text) for s in family.samples}
 
 
 def test_health_and_metrics(math_server):

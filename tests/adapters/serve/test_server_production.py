@@ -19,7 +19,7 @@ from collections import Counter
 
 import httpx
 import pytest
-from test_server import OPENRLHF_REQUEST, ServerThread, free_port, metric_samples
+from server_helpers import OPENRLHF_REQUEST, ServerThread, free_port, metric_samples
 
 from rewardsmith.adapters.serve.reward_server import ServerConfig
 from rewardsmith.verifiers.math import GradeTask

@@ -42,7 +42,7 @@ from openrlhf.trainer.ppo_utils.experience import (  # noqa: E402
     make_experience_batch,
     split_experience_batch,
 )
-from test_server import ServerThread  # noqa: E402
+from server_helpers import ServerThread  # noqa: E402
 
 from rewardsmith.adapters.cli import main as cli_main  # noqa: E402
 from rewardsmith.adapters.fields import label_fields  # noqa: E402
