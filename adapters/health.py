@@ -17,7 +17,7 @@ from typing import Any
 
 from rewardsmith.verifiers.core import Verdict
 
-logger = logging.getLogger("rewardsmith")
+logger = logging.getLogger(__name__)
 
 # Which field each reason for a row being invalid points at, when the verdict names none.
 MISSING_DETAIL = "missing_field"
