@@ -17,7 +17,7 @@ from typing import Any
 
 from rewardsmith.verifiers.core import Verdict
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("rewardsmith")  # the name users and tests filter warnings by
 
 # Which field each reason for a row being invalid points at, when the verdict names none.
 MISSING_DETAIL = "missing_field"

@@ -31,7 +31,7 @@ _PRECEDENCE = ("error", "timeout", "invalid_input", "no_answer", "ok")
 JudgeSpec = Annotated[str | Mapping[str, Any] | Verifier, IsSpec(default_type="judge")]
 """A judge spec: ``type`` may be left out (``{"mode": "reference"}`` is a judge)."""
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("rewardsmith")  # the name users and tests filter warnings by
 
 
 def _label(verifier: Verifier) -> str:

@@ -51,7 +51,7 @@ EXTRA_KEYS = ("acc", "status", "pred", "error", "invalid")
 # one row without a label among good ones does not read as "mostly invalid".
 HEALTH_WINDOW = 16
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("rewardsmith")  # the name users and tests filter warnings by
 _lock = threading.Lock()
 _configured: Verifier | None = None
 _built: dict[str, Verifier] = {}

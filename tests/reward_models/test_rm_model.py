@@ -228,7 +228,7 @@ def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path, caplog):
     """Killed after a checkpoint, rerun: the same data order, optimizer, scheduler and RNG, so the
     final weights equal an uninterrupted run's."""
     rows = stepwise(12, seed=4)
-    straight = Trainer(config(tmp_path / "a", max_steps=6, save_every=2), rows, [], progress=False,)
+    straight = Trainer(config(tmp_path / "a", max_steps=6, save_every=2), rows, [], progress=False)
     straight.run()
 
     class Killed(Exception):
@@ -266,7 +266,7 @@ def test_data_order_is_a_function_of_seed_and_epoch(tmp_path):
     assert flat == list(range(len(rows)))  # every row once per epoch
     lengths = [sum(len(e) for e in one.train_set[i][1]) for i in range(len(rows))]
     spread = [max(lengths[i] for i in b) - min(lengths[i] for i in b) for b in one.micro_batches(0)]
-    shuffled = Trainer(config(tmp_path / "c", batch_size=3, group_by_length=False), rows, [], progress=False,)
+    shuffled = Trainer(config(tmp_path / "c", batch_size=3, group_by_length=False), rows, [], progress=False)
     plain = [max(lengths[i] for i in b) - min(lengths[i] for i in b) for b in shuffled.micro_batches(0)]
     assert sum(spread) < sum(plain)  # grouped by length: less padding
 
