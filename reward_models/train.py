@@ -36,16 +36,16 @@ from rewardsmith.reward_models.inference import IGNORE, META_FILE, ModelMeta, co
 from rewardsmith.reward_models.loading import load_tokenizer
 from rewardsmith.reward_models.model import is_bidirectional, load_model, position_logits
 from rewardsmith.reward_models.steps import DEFAULT_SEPARATOR, StepSplitter
-from rewardsmith.verifiers.options import Range, SpecError, coerce, coerce_options, option
+from rewardsmith.verifiers.options import CheckedOptions, Range, option
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(kw_only=True)
-class TrainConfig:
+class TrainConfig(CheckedOptions):
     """Every switch of ``rewardsmith train orm|prm`` (``--config train.yaml`` sets any of them)."""
 
-    OPTION_NOUN = "config key"
+    config_name = "train config"
 
     kind: Literal["orm", "prm"] = option("orm", "orm: one score per completion; prm: one per step")
     model: str = option("minilm", "base model: a local directory, a cached hub id, or an alias (minilm, smollm2)")
@@ -102,18 +102,6 @@ class TrainConfig:
     log_every: Annotated[int, Range(gt=0)] = option(10, "log every N optimizer steps")
     resume: bool = option(True, "continue from the last checkpoint in output_dir when there is one")
 
-    def __post_init__(self) -> None:
-        """Checked from Python as from YAML, like a verifier's options: a bad value is a SpecError."""
-        coerce_options(self)
-
-    @classmethod
-    def from_mapping(cls, values: dict[str, Any], **overrides: Any) -> TrainConfig:
-        """A config from a YAML mapping plus command-line overrides; unknown keys name the closest one."""
-        merged = {**values, **{k: v for k, v in overrides.items() if v is not None}}
-        try:
-            return coerce(merged, cls)
-        except SpecError as exc:
-            raise SpecError(f"train config: {exc}") from None
 
 
 @dataclass

@@ -33,7 +33,7 @@ import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple, Self, Union, get_args, get_origin
 
 from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.verifiers.core import Verifier
@@ -286,6 +286,28 @@ def coerce_options(obj: Any) -> None:
             setattr(obj, f.name, coerce(getattr(obj, f.name), hints.get(f.name, Any), (f.name,)))
         except SpecError as exc:
             raise exc.of_kind(kind) from None
+
+
+class CheckedOptions:
+    """Base of a settings dataclass outside the registry (a trainer's config): checked when it is
+    made, from Python as from YAML, the way a verifier's options are (a bad value is a SpecError
+    naming the key and what would work), and built from a YAML mapping plus overrides."""
+
+    config_name: ClassVar[str] = "config"  # what a SpecError calls it ("grpo config: ...")
+    OPTION_NOUN: ClassVar[str] = "config key"  # what its options are called in messages
+
+    def __post_init__(self) -> None:
+        coerce_options(self)
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any], **overrides: Any) -> Self:
+        """A config from a YAML mapping plus command-line overrides (``None`` keeps the mapping's
+        value); an unknown key names the closest one."""
+        merged = {**values, **{k: v for k, v in overrides.items() if v is not None}}
+        try:
+            return coerce(merged, cls)
+        except SpecError as exc:
+            raise SpecError(f"{cls.config_name}: {exc}") from None
 
 
 def coerce(value: Any, tp: Any, path: Where = ()) -> Any:

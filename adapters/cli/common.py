@@ -7,7 +7,11 @@ installs when the command line starts: one logging style for the library and the
 
 from __future__ import annotations
 
+import argparse
 import logging
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
 logger = logging.getLogger("rewardsmith.cli")
 
@@ -21,3 +25,35 @@ def _fail(message: str) -> int:
 def _say(message: str) -> None:
     """A progress or result line on stderr."""
     logger.info(message)
+
+
+def _list_or_require_data(args: argparse.Namespace, command: str, config_type: type, data: str) -> int | None:
+    """What a ``train`` command does before it reads a config: ``--list-config`` prints every key
+    (exit 0), a missing ``--data`` is an error; None when the command goes on."""
+    from rewardsmith.verifiers.options import format_options
+
+    if args.list_config:
+        print(format_options(command, config_type))
+        return 0
+    if not args.data:
+        return _fail(f"give the training {data} with --data FILE")
+    return None
+
+
+def _config_from_args(args: argparse.Namespace, config_type: Any, flags: Iterable[str], **fixed: Any) -> Any:
+    """``--config FILE``'s mapping with the flags given on the command line over it (``--no-resume``
+    included), checked by the config type."""
+    from rewardsmith.verifiers.yaml_text import read_mapping
+
+    values = read_mapping(args.config) if args.config is not None else {}
+    overrides = {name: getattr(args, name) for name in flags} | fixed
+    if args.no_resume:
+        overrides["resume"] = False
+    return config_type.from_mapping(values, **overrides)
+
+
+def _interrupted(output_dir: str | Path) -> int:
+    """Ctrl-C during training: the checkpoints stay, and the same command resumes from them."""
+    _say(f"rewardsmith: interrupted; rerun the same command to resume from the last checkpoint in "
+         f"{output_dir}/checkpoints")
+    return 130

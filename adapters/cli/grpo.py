@@ -6,9 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.adapters.cli.common import _fail, _say
+from rewardsmith.adapters.cli.common import _config_from_args, _fail, _interrupted, _list_or_require_data, _say
 from rewardsmith.adapters.grpo.config import GRPOConfig
-from rewardsmith.verifiers.yaml_text import read_mapping
 
 EPILOG = """\
 data: prompts as JSONL / JSON / parquet / a datasets folder. `prompt` holds text or chat
@@ -67,24 +66,17 @@ def add_parser(kinds: Any) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> GRPOConfig:
-    values = read_mapping(args.config) if args.config is not None else {}
     names = ["model", "output_dir", "reward", "eval_data", "generator", "lora", "device",
              *(flag[2:].replace("-", "_") for flag, _, _ in FLAGS)]
-    overrides = {name: getattr(args, name) for name in names}
-    if args.no_resume:
-        overrides["resume"] = False
-    return GRPOConfig.from_mapping(values, **overrides)
+    return _config_from_args(args, GRPOConfig, names)
 
 
 def run(args: argparse.Namespace) -> int:
     from rewardsmith.verifiers import SpecError
-    from rewardsmith.verifiers.options import format_options
 
-    if args.list_config:
-        print(format_options("train grpo", GRPOConfig))
-        return 0
-    if not args.data:
-        return _fail("give the training prompts with --data FILE")
+    done = _list_or_require_data(args, "train grpo", GRPOConfig, "prompts")
+    if done is not None:
+        return done
     try:
         config = config_from_args(args)
     except (SpecError, ValueError) as exc:
@@ -101,9 +93,7 @@ def run(args: argparse.Namespace) -> int:
     except (ModelLoadError, InputError, RewardOutage) as exc:
         return _fail(str(exc))
     except KeyboardInterrupt:
-        _say(f"rewardsmith: interrupted; rerun the same command to resume from the last checkpoint in "
-             f"{config.output_dir}/checkpoints")
-        return 130
+        return _interrupted(config.output_dir)
     except ValueError as exc:
         return _fail(str(exc))
     shown = ", ".join(f"{k} {v:.3f}" for k, v in result.final_eval.items() if k != "prompts")

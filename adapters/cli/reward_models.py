@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.adapters.cli.common import _fail, _say
+from rewardsmith.adapters.cli.common import _config_from_args, _fail, _interrupted, _list_or_require_data, _say
 from rewardsmith.reward_models.synthetic import VARIANTS
 
 LABEL_EPILOG = """\
@@ -441,24 +441,15 @@ def _train(args: argparse.Namespace) -> int:
     from rewardsmith.reward_models.model import ModelLoadError
     from rewardsmith.reward_models.train import TrainConfig, Trainer
     from rewardsmith.verifiers import SpecError
-    from rewardsmith.verifiers.options import format_options
 
-    if args.list_config:
-        print(format_options("train", TrainConfig))
-        return 0
-    if not args.data:
-        return _fail("give the training rows with --data FILE")
+    done = _list_or_require_data(args, "train", TrainConfig, "rows")
+    if done is not None:
+        return done
     try:
-        from rewardsmith.verifiers.yaml_text import read_mapping
-
-        values = read_mapping(args.config) if args.config is not None else {}
-        overrides = {name: getattr(args, name) for name in (
+        config = _config_from_args(args, TrainConfig, (
             "model", "output_dir", "max_steps", "epochs", "batch_size", "learning_rate", "seed", "max_length",
-            "gradient_accumulation_steps", "eval_every", "save_every", "lora", "gradient_checkpointing", "device")}
-        overrides["kind"] = args.kind
-        if args.no_resume:
-            overrides["resume"] = False
-        config = TrainConfig.from_mapping(values, **overrides)
+            "gradient_accumulation_steps", "eval_every", "save_every", "lora", "gradient_checkpointing", "device"),
+            kind=args.kind)
     except (SpecError, ValueError) as exc:
         return _fail(str(exc))
     try:
@@ -474,9 +465,7 @@ def _train(args: argparse.Namespace) -> int:
     except ModelLoadError as exc:
         return _fail(str(exc))
     except KeyboardInterrupt:
-        _say(f"rewardsmith: interrupted; rerun the same command to resume from the last checkpoint in "
-             f"{config.output_dir}/checkpoints")
-        return 130
+        return _interrupted(config.output_dir)
     except ValueError as exc:
         return _fail(str(exc))
     shown = ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in result.final_eval.items())

@@ -13,14 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from rewardsmith.verifiers.options import Range, SpecError, coerce, coerce_options, option
+from rewardsmith.verifiers.options import CheckedOptions, Range, option
 
 
 @dataclass(kw_only=True)
-class GRPOConfig:
+class GRPOConfig(CheckedOptions):
     """The GRPO loop's config: ``--config grpo.yaml`` sets any key; ``--list-config`` prints them."""
 
-    OPTION_NOUN = "config key"
+    config_name = "grpo config"
 
     model: str = option("smollm2", "policy: a local directory, a cached hub id, or the alias smollm2")
     reward: str | Mapping[str, Any] = option("math", "reward spec: a name, a YAML file or a mapping (built "
@@ -122,15 +122,3 @@ class GRPOConfig:
     save_model: bool = option(True, "write the final model (LoRA merged) to output_dir/model")
     tensorboard: bool = option(False, "also log to output_dir/tensorboard (needs the tensorboard package)")
 
-    def __post_init__(self) -> None:
-        """Checked from Python as from YAML, like a verifier's options: a bad value is a SpecError."""
-        coerce_options(self)
-
-    @classmethod
-    def from_mapping(cls, values: dict[str, Any], **overrides: Any) -> GRPOConfig:
-        """A config from a YAML mapping plus command-line overrides; unknown keys name the closest one."""
-        merged = {**values, **{k: v for k, v in overrides.items() if v is not None}}
-        try:
-            return coerce(merged, cls)
-        except SpecError as exc:
-            raise SpecError(f"grpo config: {exc}") from None
