@@ -145,7 +145,10 @@ def call_problem(call: Call, expected: ExpectedCall, strings: str) -> str | None
         declared = kind(param.schema)
         if not _fits(value, declared):
             return f"{expected.name}: argument {param.name!r} must be {declared}, got {_kind_of(value)} {shown(value)}"
-        return f"{expected.name}: argument {param.name!r} = {shown(value)} is not an acceptable value"
+        accepted = ", ".join(shown(a, 30) for a in param.acceptable[:3]) + (
+            ", ..." if len(param.acceptable) > 3 else ""
+        )
+        return f"{expected.name}: argument {param.name!r} = {shown(value)} is not an acceptable value ({accepted})"
     return None
 
 
