@@ -28,7 +28,7 @@ handlers) and ``tree_sitter``/``tree_sitter_java``/``tree_sitter_javascript`` (t
 JavaScript parsers, unused for Python).
 
     pip install --no-deps --target ~/.cache/rewardsmith/bfcl-eval-2026.3.23 bfcl-eval==2026.3.23
-    python benchmarks/tool_call_parity.py [--bfcl DIR] [--rows N] [--show N]
+    python benchmarks/tool_call_parity.py [--bfcl DIR] [--rows N] [--show N] [--json OUT]
 """
 
 from __future__ import annotations
@@ -330,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bfcl", type=Path, default=DEFAULT_BFCL, help="where bfcl-eval is installed (--target)")
     parser.add_argument("--rows", type=int, default=None, help="rows per category (default: all)")
     parser.add_argument("--show", type=int, default=40, help="disagreements listed (default 40)")
+    parser.add_argument("--json", type=Path, default=None, help="write every candidate's verdicts here")
     args = parser.parse_args(argv)
     try:
         bfcl = load_bfcl(args.bfcl)
@@ -339,7 +340,22 @@ def main(argv: list[str] | None = None) -> int:
     cands = all_candidates(bfcl.data, args.rows)
     ours, ours_s = _timed(lambda: ours_verdicts(cands))
     judged, theirs_s = _timed(lambda: [bfcl_verdict(bfcl, c) for c in cands])
-    _report(cands, ours, [valid for valid, _ in judged], [error for _, error in judged], args.show)
+    theirs = [valid for valid, _ in judged]
+    _report(cands, ours, theirs, [error for _, error in judged], args.show)
+    if args.json is not None:
+        records = [
+            {
+                "category": c.category,
+                "id": c.row_id,
+                "mutation": c.mutation,
+                "text": c.text,
+                "truth": c.truth,
+                "ours": o,
+                "bfcl": t,
+            }
+            for c, o, t in zip(cands, ours, theirs, strict=True)
+        ]
+        args.json.write_text(json.dumps(records, indent=0), encoding="utf-8")
     print(
         f"\nthroughput: ours {len(cands) / ours_s:,.0f} candidates/s ({ours_s:.2f} s), "
         f"BFCL decode+check {len(cands) / theirs_s:,.0f} candidates/s ({theirs_s:.2f} s), "
