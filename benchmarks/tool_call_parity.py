@@ -45,6 +45,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.verifiers.tool_call.expected import example_call, read_expected
+from rewardsmith.verifiers.tool_call.render import python_text
+
 HERE = Path(__file__).resolve().parent
 DEFAULT_BFCL = Path.home() / ".cache" / "rewardsmith" / "bfcl-eval-2026.3.23"
 INSTALL = (
@@ -167,48 +170,6 @@ def load_rows(data: Path, category: str) -> list[dict[str, Any]]:
 # ----------------------------------------------------------------------------- candidates
 
 
-def _python(calls: list[tuple[str, dict[str, Any]]]) -> str:
-    return (
-        "["
-        + ", ".join(f"{name}(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")" for name, args in calls)
-        + "]"
-    )
-
-
-def _concrete(values: list[Any], pick: int) -> Any:
-    """An acceptable value (the nested dict shape of BFCL's answers made concrete), or None if only optional."""
-    real = [v for v in values if v != ""]
-    if not real:
-        return None
-    value = real[pick if pick >= 0 else len(real) - 1] if pick < len(real) else real[0]
-    return _concrete_value(value)
-
-
-def _concrete_value(value: Any) -> Any:
-    if isinstance(value, dict):  # inside a dict, each key maps to its acceptable values
-        out = {}
-        for key, values in value.items():
-            inner = _concrete(values, 0) if isinstance(values, list) else values
-            if inner is not None or "" not in values:
-                out[key] = inner
-        return out
-    if isinstance(value, list):
-        return [_concrete_value(v) for v in value]
-    return value
-
-
-def _call(answer: dict[str, Any], pick: int, minimal: bool, required: list[str]) -> tuple[str, dict[str, Any]]:
-    ((name, params),) = answer.items()
-    args = {}
-    for param, values in params.items():
-        if minimal and "" in values and param not in required:  # the docs' required list wins over the marker
-            continue
-        value = _concrete(values, pick)
-        if value is not None:
-            args[param] = value
-    return name, args
-
-
 def _docs(row: dict[str, Any], name: str) -> dict[str, Any]:
     return next(f for f in row["function"] if f["name"] == name)
 
@@ -245,20 +206,21 @@ def _wrong_type(value: Any) -> Any | None:
 def candidates(category: str, row: dict[str, Any]) -> Iterator[tuple[str, str, bool]]:
     """(mutation, text, truth) for one row."""
     answers = row["ground_truth"]
+    expected, _ = read_expected(answers, row["function"])
 
     def calls(pick: int, minimal: bool) -> list[tuple[str, dict[str, Any]]]:
-        return [_call(a, pick, minimal, _docs(row, next(iter(a)))["parameters"].get("required", [])) for a in answers]
+        return [example_call(call, pick, minimal) for call in expected]
 
     right = calls(0, False)
-    yield "right_first", _python(right), True
+    yield "right_first", python_text(right), True
     last = calls(-1, False)
     if last != right:
-        yield "right_last", _python(last), True
+        yield "right_last", python_text(last), True
     minimal = calls(0, True)
     if minimal != right:
-        yield "right_minimal", _python(minimal), True
+        yield "right_minimal", python_text(minimal), True
     if len(right) > 1 and right[::-1] != right:
-        yield "swapped_order", _python(right[::-1]), True
+        yield "swapped_order", python_text(right[::-1]), True
     name, args = right[0]
     params = answers[0][name]
     docs = _docs(row, name)["parameters"]
@@ -266,32 +228,32 @@ def candidates(category: str, row: dict[str, Any]) -> Iterator[tuple[str, str, b
     for param, value in args.items():
         other = _other_value(value, [v for v in params[param] if v != ""])
         if other is not None:
-            yield "wrong_value", _python([(name, {**args, param: other}), *right[1:]]), False
+            yield "wrong_value", python_text([(name, {**args, param: other}), *right[1:]]), False
             break
     required = [p for p in docs.get("required", []) if p in args]
     if required:
         yield (
             "missing_required",
-            _python([(name, {k: v for k, v in args.items() if k != required[0]}), *right[1:]]),
+            python_text([(name, {k: v for k, v in args.items() if k != required[0]}), *right[1:]]),
             False,
         )
     for param, value in args.items():
         typed = _wrong_type(value)
         if typed is not None:
-            yield "wrong_type", _python([(name, {**args, param: typed}), *right[1:]]), False
+            yield "wrong_type", python_text([(name, {**args, param: typed}), *right[1:]]), False
             break
     for param, value in args.items():
         if isinstance(value, int | float) and not isinstance(value, bool):
-            yield "string_number", _python([(name, {**args, param: str(value)}), *right[1:]]), False
+            yield "string_number", python_text([(name, {**args, param: str(value)}), *right[1:]]), False
             break
-    yield "extra_argument", _python([(name, {**args, "unexpected_option": "yes"}), *right[1:]]), False
+    yield "extra_argument", python_text([(name, {**args, "unexpected_option": "yes"}), *right[1:]]), False
     others = [f["name"] for f in row["function"] if f["name"] not in {n for n, _ in right}]
     extra_name = others[0] if others else f"{name}_extra"
-    yield "extra_call", _python([*right, (extra_name, {})]), False
+    yield "extra_call", python_text([*right, (extra_name, {})]), False
     if len(right) > 1:
-        yield "missing_call", _python(right[:-1]), False
-    yield "duplicated_call", _python([right[0], *right]), False
-    yield "wrong_name", _python([(extra_name, args), *right[1:]]), False
+        yield "missing_call", python_text(right[:-1]), False
+    yield "duplicated_call", python_text([right[0], *right]), False
+    yield "wrong_name", python_text([(extra_name, args), *right[1:]]), False
 
 
 def all_candidates(data: Path, rows_per_category: int | None = None) -> list[Candidate]:

@@ -117,7 +117,8 @@ class ToolCallVerifier(Verifier):
             score = max(0.0, (len(matching) - len(extra)) / len(expected))
         else:
             score = 0.0
-        feedback_items = [_why_unmatched(e, problems[i], calls) for i, e in enumerate(expected) if i not in matching]
+        feedback_items = [f"{len(calls)} calls made, {len(expected)} expected"] if len(calls) != len(expected) else []
+        feedback_items += [_why_unmatched(e, problems[i], calls) for i, e in enumerate(expected) if i not in matching]
         if not (len(expected) == len(calls) == 1):  # one call for one expected: the reason above says it all
             feedback_items += [f"extra call {calls[i].shown(80)}" for i in extra]
         details.update(matched={str(e): c for e, c in sorted(matching.items())}, extra=extra, problems=feedback_items)

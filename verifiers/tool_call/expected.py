@@ -141,3 +141,33 @@ def read_expected(ground_truth: Any, functions: Any) -> tuple[list[ExpectedCall]
 
 def _is_marker(value: Any) -> bool:
     return isinstance(value, str) and value == OPTIONAL
+
+
+def concrete(value: Any) -> Any:
+    """One value the acceptable ``value`` stands for: a dict of acceptable lists made a plain dict (each
+    key's first acceptable value; keys that may be left out, left out), lists item by item."""
+    if isinstance(value, Mapping):
+        out = {}
+        for key, values in value.items():
+            alternatives = values if isinstance(values, list) else [values]
+            real = [v for v in alternatives if not _is_marker(v)]
+            if real:
+                out[key] = concrete(real[0])
+            elif not alternatives:
+                out[key] = []
+        return out
+    if isinstance(value, list):
+        return [concrete(v) for v in value]
+    return value
+
+
+def example_call(call: ExpectedCall, pick: int = 0, minimal: bool = False) -> tuple[str, dict[str, Any]]:
+    """A right call for ``call``: each argument's acceptable value number ``pick`` (-1: the last; past
+    the end: the first); with ``minimal``, every optional argument the docs do not require left out."""
+    args = {}
+    for param in call.params.values():
+        if not param.acceptable or (minimal and param.optional and param.name not in call.required):
+            continue
+        index = pick if -len(param.acceptable) <= pick < len(param.acceptable) else 0
+        args[param.name] = concrete(param.acceptable[index])
+    return call.name, args

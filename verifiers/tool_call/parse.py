@@ -359,7 +359,7 @@ def read_calls(completion: Text, fmt: str, limits: Limits, offered: Sequence[str
             stray = next((m.group(0) for text in prose if (m := pattern.search(text))), None)
             if stray is not None:
                 reading.problem = (
-                    f"a call written in prose ({short(stray, 40)!r}) beside the {reading.forms[0]} "
-                    "calls: calls in two formats"
+                    f"a call of an offered function outside the {reading.forms[0]} calls ({short(stray, 40)!r}): "
+                    "calls in two formats, a hedge"
                 )
     return reading
