@@ -7,6 +7,7 @@ import json
 import pickle
 
 import pytest
+from conftest import REPO
 
 from rewardsmith.verifiers import Sample, SpecError, Verdict, build
 from rewardsmith.verifiers.options import format_options
@@ -363,3 +364,13 @@ def test_details_say_what_was_read():
     assert v.details["calls"] == ['get_weather(city="Paris", days="3")']
     assert v.details["expected"] == 1 and v.details["typed"] is True
     assert 'must be integer, got string "3"' in v.feedback
+
+
+def test_every_example_row_gets_the_verdict_it_expects():
+    rows = [json.loads(line) for line in (REPO / "data" / "tool_call_examples.jsonl").read_text().splitlines()]
+    assert {row["expect"] for row in rows} == {"right", "wrong", "no_answer"}
+    verdicts = build("tool_call").verify_batch([Sample.from_row(row) for row in rows])
+    for row, v in zip(rows, verdicts, strict=True):
+        said = "right" if v.score == 1.0 else ("no_answer" if v.status == "no_answer" else "wrong")
+        assert said == row["expect"], (row["id"], v.feedback)
+        assert v.status != "no_answer" or v.score == 0.0
