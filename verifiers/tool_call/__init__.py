@@ -63,8 +63,8 @@ class ToolCallVerifier(Verifier):
     partial: bool = option(False, "credit max(0, (matched - extra calls) / expected), below 1.0 unless exact")
     strings: Literal["normalized", "exact"] = option(
         "normalized",
-        "normalized: case, whitespace and , . / - _ * ^ ignored but numbers kept (BFCL's rule, "
-        "tightened); exact: character for character",
+        "normalized: case, whitespace and , . / - _ * ^ ignored (BFCL's rule) but the same words and "
+        "signed numbers; exact: character for character",
     )
     max_chars: Annotated[int, Range(gt=0)] = option(50_000, "a longer completion scores 0 unread")
     max_calls: Annotated[int, Range(gt=0)] = option(32, "a completion making more calls scores 0")

@@ -23,20 +23,30 @@ from rewardsmith.verifiers.tool_call.expected import OPTIONAL, ExpectedCall, kin
 from rewardsmith.verifiers.tool_call.parse import Call, shown
 
 _SQUASH = re.compile(r"[\s,./\-_*^]")
-_NUMBERS = re.compile(r"(?:(?<![0-9A-Za-z])-)?\d+")
+_NUMBERS = re.compile(r"(?:(?<![0-9A-Za-z])-)?\d+")  # a minus after a letter or digit is a hyphen
+_WORDS = re.compile(r"[^\W_]+")  # runs of letters and digits
 
 
 def _squashed(text: str) -> str:
     return _SQUASH.sub("", text.casefold()).replace("'", '"')
 
 
+def _words(text: str) -> list[str]:
+    return _WORDS.findall(text.casefold())
+
+
 def same_string(value: str, acceptable: str, strings: str) -> bool:
-    """``exact``: character for character. ``normalized``: BFCL's rule (case, whitespace and the
-    marks ``, . / - _ * ^`` ignored; ``'`` read as ``"``), except that the numbers written in the
-    two strings must be the same: BFCL's rule alone reads ``"1.5"`` as ``"15"`` and ``"-5"`` as ``"5"``."""
+    """``exact``: character for character. ``normalized``: equal under BFCL's rule (case, whitespace
+    and the marks ``, . / - _ * ^`` ignored; ``'`` read as ``"``) *and* made of the same words and
+    the same signed numbers, in order. BFCL's rule alone reads ``"1.5"`` as ``"15"``, ``"-5"`` as
+    ``"5"``, ``"1/2"`` as ``"12"`` and ``"john.doe"`` as ``"johndoe"``; here each is another value."""
     if strings == "exact":
         return value == acceptable
-    return _squashed(value) == _squashed(acceptable) and _NUMBERS.findall(value) == _NUMBERS.findall(acceptable)
+    return (
+        _squashed(value) == _squashed(acceptable)
+        and _words(value) == _words(acceptable)
+        and _NUMBERS.findall(value) == _NUMBERS.findall(acceptable)
+    )
 
 
 def _alternatives(values: Any) -> list[Any]:

@@ -17,9 +17,11 @@ as a :class:`Call` with a ``problem``, which matches nothing.
 from __future__ import annotations
 
 import ast
+import io
 import json
 import math
 import re
+import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -213,6 +215,18 @@ def python_calls(text: str, limits: Limits) -> list[Call] | None:
     return None
 
 
+def python_comments(text: str) -> str:
+    """The ``#`` comments of a Python call text (prose a runtime ignores; ``auto`` reads it for hedges)."""
+    body = unfence(text)
+    if "#" not in body:
+        return ""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(body).readline))
+    except (tokenize.TokenError, *_PARSE_ERRORS):
+        return body  # unreadable as tokens: all of it is looked at
+    return " ".join(t.string for t in tokens if t.type == tokenize.COMMENT)
+
+
 # ----------------------------------------------------------------------------- json calls
 
 
@@ -344,6 +358,7 @@ def read_calls(completion: Text, fmt: str, limits: Limits, offered: Sequence[str
             prose.append(outside)
         elif "python" in wanted and (python := python_calls(text, limits)) is not None:
             found += python
+            prose.append(python_comments(text))
         else:
             prose.append(text)
         reading.calls += found

@@ -176,11 +176,11 @@ def test_wrong_calls_score_zero_and_say_why(completion, why):
 
 
 def test_strings_normalise_like_bfcl_but_keep_their_numbers():
-    truth = [{"get_time": {"tz": ["-5", "1.5 hours", "1/2", "GPT-4"]}}]
-    for same in ("-5", " -5 ", "1.5 Hours", "1.5_hours", "1 / 2", "gpt 4", "GPT4"):
+    truth = [{"get_time": {"tz": ["-5", "1.5 hours", "1/2", "GPT-4", "john.doe@mail.com", "Paris, France"]}}]
+    for same in ("-5", " -5 ", "1.5 Hours", "1.5_hours", "1 / 2", "gpt 4", "JOHN.DOE@mail.com", "paris france"):
         assert verdict(f"get_time(tz={same!r})", truth).score == 1.0, same
-    # BFCL's rule alone reads "5" as "-5", "15 hours" as "1.5 hours" and "12" as "1/2"
-    for other in ("5", "15 hours", "12", "GPT-40", "1.50 hours"):
+    # BFCL's rule alone reads "5" as "-5", "15 hours" as "1.5 hours", "12" as "1/2", "johndoe" as "john.doe"
+    for other in ("5", "15 hours", "12", "GPT-40", "GPT4", "1.50 hours", "johndoe@mail.com", "ParisFrance", "C++"):
         assert verdict(f"get_time(tz={other!r})", truth).score == 0.0, other
     assert verdict('get_time(tz="gpt-4")', truth, strings="exact").score == 0.0
     assert verdict('get_time(tz="GPT-4")', truth, strings="exact").score == 1.0
@@ -218,6 +218,9 @@ def test_hedges_and_extra_calls_score_zero(completion):
         hermes(("get_weather", RIGHT)) + '\nor maybe:\n```python\nget_weather(city="London", days=3)\n```',
         hermes(("get_weather", RIGHT)) + '\nAlternatively {"name": "get_weather", "arguments": {"city": "Rome"}}',
         openai(("get_weather", RIGHT), content="or get_weather(city='London', days=3)"),
+        # ...or in a comment of the Python call list
+        'get_weather(city="Paris", days=3)  # or get_weather(city="London", days=3)',
+        '```python\n[get_weather(city="Paris", days=3)]  # {"name": "get_weather"} for London\n```',
         # two assistant turns, each with a call
         [*openai(("get_weather", RIGHT)), *openai(("get_weather", {"city": "Rome", "days": 3}))],
     ],
@@ -234,6 +237,9 @@ def test_an_explicit_format_reads_only_that_format():
     assert verdict(openai(("get_weather", RIGHT), content="get_weather(x)"), format="openai").score == 1.0
     assert verdict('get_weather(city="Paris", days=3)', format="hermes").status == "no_answer"
     assert verdict(hermes(("get_weather", RIGHT)), format="openai").status == "no_answer"
+    commented = 'get_weather(city="Paris", days=3)  # or get_weather(city="London", days=3)'
+    assert verdict(commented, format="python").score == 1.0  # a comment is not executed
+    assert verdict('get_weather(city="Paris", days=3)  # sunny, I hope', format="auto").score == 1.0
 
 
 @pytest.mark.parametrize(
