@@ -153,8 +153,6 @@ def concrete(value: Any) -> Any:
             real = [v for v in alternatives if not _is_marker(v)]
             if real:
                 out[key] = concrete(real[0])
-            elif not alternatives:
-                out[key] = []
         return out
     if isinstance(value, list):
         return [concrete(v) for v in value]
