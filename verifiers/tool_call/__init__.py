@@ -18,6 +18,8 @@ What counts (module docstrings of ``parse``, ``expected`` and ``match`` give eac
   matches one of its acceptable values by value and type (``"5"`` is not ``5``), every required
   or non-optional argument is given; an explicit ``""`` is not an omission;
 * parallel calls match in any order (a maximum matching); each expected call once.
+* a leading reasoning block (``<think>…</think>``, or text up to a lone ``</think>``) is not read;
+  an unclosed one is all reasoning.
 
 Score: 1.0 when the calls match the expected ones exactly (same number, every one matched), else
 0.0. With ``partial``: ``max(0, (matched − unmatched calls made) / expected)``, which is 1.0 only

@@ -9,6 +9,9 @@
   list of calls ``[f(a=1), g(b="x")]``, as BFCL's AST category asks. Parsed with :mod:`ast`
   (never evaluated): keyword arguments with literal values only.
 
+A leading reasoning block (``<think>…</think>``) is not read, in any format: runtimes with a
+reasoning parser give the tool parser only what follows it. An unclosed block is all reasoning.
+
 Everything the completion controls is bounded (its size, the number of calls, the nesting of a
 value) and every failure to read is data, never an exception: a call that cannot be read is kept
 as a :class:`Call` with a ``problem``, which matches nothing.
@@ -306,12 +309,30 @@ def openai_calls(message: Mapping[str, Any], limits: Limits) -> list[Call]:
 # ----------------------------------------------------------------------------- a completion
 
 
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+
+def after_reasoning(text: str) -> str:
+    """The text after a leading reasoning block, as a runtime's reasoning parser hands it to the tool
+    parser: after ``<think>…</think>`` at the start, or after a lone ``</think>`` (the chat template
+    opened the block in the prompt). A block never closed is all reasoning: nothing is left."""
+    stripped = text.lstrip()
+    if stripped.startswith(THINK_OPEN):
+        end = stripped.find(THINK_CLOSE)
+        return "" if end == -1 else stripped[end + len(THINK_CLOSE) :]
+    end = text.find(THINK_CLOSE)
+    if end != -1 and THINK_OPEN not in text[:end]:
+        return text[end + len(THINK_CLOSE) :]
+    return text
+
+
 def _assistant_turns(completion: Text) -> list[tuple[str, Mapping[str, Any] | None]]:
-    """(text, message) for each assistant turn; a plain string is one turn without a message."""
+    """(text after its reasoning, message) for each assistant turn; a plain string is one turn without
+    a message."""
     if isinstance(completion, str):
-        return [(completion, None)]
+        return [(after_reasoning(completion), None)]
     turns = [m for m in completion if isinstance(m, Mapping) and m.get("role", "assistant") == "assistant"]
-    return [(message_text([m]), m) for m in turns]
+    return [(after_reasoning(message_text([m])), m) for m in turns]
 
 
 def size(completion: Text) -> int:

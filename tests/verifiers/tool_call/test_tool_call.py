@@ -380,3 +380,21 @@ def test_every_example_row_gets_the_verdict_it_expects():
         said = "right" if v.score == 1.0 else ("no_answer" if v.status == "no_answer" else "wrong")
         assert said == row["expect"], (row["id"], v.feedback)
         assert v.status != "no_answer" or v.score == 0.0
+
+
+def test_a_leading_reasoning_block_is_not_read():
+    think = "<think>Maybe get_weather(city='London', days=3)? No: Paris.</think>\n"
+    assert verdict(think + '[get_weather(city="Paris", days=3)]').score == 1.0
+    assert verdict(think + hermes(("get_weather", RIGHT))).score == 1.0
+    tagged = "<think>" + hermes(("get_weather", {"city": "London", "days": 3})) + "</think>"
+    assert verdict(tagged + hermes(("get_weather", RIGHT))).score == 1.0  # a reasoning parser drops it
+    assert verdict("Paris, then.</think>" + hermes(("get_weather", RIGHT))).score == 1.0  # opened by the template
+    # a block never closed is all reasoning: the call in it is never handed to the runtime
+    unclosed = verdict("<think>" + hermes(("get_weather", RIGHT)))
+    assert (unclosed.score, unclosed.status) == (0.0, "no_answer")
+    assert verdict("<think>no tool fits</think>", []).score == 1.0
+    # only the first close ends it: what follows is read whole
+    twice = verdict(
+        "a</think>" + hermes(("get_weather", {"city": "Rome", "days": 3})) + "</think>" + hermes(("get_weather", RIGHT))
+    )
+    assert twice.score == 0.0
