@@ -269,10 +269,10 @@ def all_candidates(data: Path, rows_per_category: int | None = None) -> list[Can
 # ----------------------------------------------------------------------------- the comparison
 
 
-def ours_verdicts(candidates_: list[Candidate]) -> list[bool]:
+def ours_verdicts(candidates_: list[Candidate], fmt: str = "python") -> list[bool]:
     from rewardsmith.verifiers import Sample, build
 
-    reward = build({"type": "tool_call", "format": "python"})
+    reward = build({"type": "tool_call", "format": fmt})
     samples = [Sample(prompt="", completion=c.text, fields=c.row) for c in candidates_]
     verdicts = reward.verify_batch(samples)
     bad = [v for v in verdicts if v.status in ("error", "invalid_input")]
@@ -304,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
     judged, theirs_s = _timed(lambda: [bfcl_verdict(bfcl, c) for c in cands])
     theirs = [valid for valid, _ in judged]
     _report(cands, ours, theirs, [error for _, error in judged], args.show)
+    auto = ours_verdicts(cands, "auto")
+    same = sum(a == b for a, b in zip(auto, ours, strict=True))
+    print(f"\nthe default format (auto) gives the same verdict as format: python on {same}/{len(cands)}")
     if args.json is not None:
         records = [
             {
