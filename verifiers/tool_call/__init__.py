@@ -109,8 +109,8 @@ class ToolCallVerifier(Verifier):
             feedback = f"no {'' if self.format == 'auto' else self.format + ' '}tool call found"
             details["problems"] = [feedback]
             return Verdict(score=0.0, correct=False, status="no_answer", feedback=feedback, details=details)
-        problems = [[call_problem(c, e, self.strings) for c in calls] for e in expected]
-        matching = pair([[p is None for p in row] for row in problems], len(calls))
+        fits = [[call_problem(c, e, self.strings, explain=False) is None for c in calls] for e in expected]
+        matching = pair(fits, len(calls))
         extra = [i for i in range(len(calls)) if i not in matching.values()]
         exact = len(matching) == len(expected) and not extra
         if exact:
@@ -120,18 +120,17 @@ class ToolCallVerifier(Verifier):
         else:
             score = 0.0
         feedback_items = [f"{len(calls)} calls made, {len(expected)} expected"] if len(calls) != len(expected) else []
-        feedback_items += [_why_unmatched(e, problems[i], calls) for i, e in enumerate(expected) if i not in matching]
+        feedback_items += [self._why_unmatched(e, calls) for i, e in enumerate(expected) if i not in matching]
         if not (len(expected) == len(calls) == 1):  # one call for one expected: the reason above says it all
             feedback_items += [f"extra call {calls[i].shown(80)}" for i in extra]
         details.update(matched={str(e): c for e, c in sorted(matching.items())}, extra=extra, problems=feedback_items)
         return Verdict(score=score, correct=exact, status="ok", feedback="; ".join(feedback_items), details=details)
 
-
-def _why_unmatched(expected: ExpectedCall, problems: list[str | None], calls: list[Call]) -> str:
-    """Why no call answered ``expected``: what was wrong with a call of that function, if one was made."""
-    same_name = [p for p, c in zip(problems, calls, strict=True) if c.name == expected.name and p is not None]
-    if same_name:
-        return same_name[0]
-    if len(problems) == 1 and problems[0] is not None:
-        return problems[0]
-    return f"no call of {expected.name}"
+    def _why_unmatched(self, expected: ExpectedCall, calls: list[Call]) -> str:
+        """Why no call answered ``expected``: what was wrong with a call of that function, if one was made."""
+        for call in calls:
+            if call.name == expected.name and (problem := call_problem(call, expected, self.strings)) is not None:
+                return problem
+        if len(calls) == 1:
+            return call_problem(calls[0], expected, self.strings) or f"no call of {expected.name}"
+        return f"no call of {expected.name}"

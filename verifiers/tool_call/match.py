@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rewardsmith.verifiers.tool_call.expected import OPTIONAL, ExpectedCall, kind
+from rewardsmith.verifiers.tool_call.expected import OPTIONAL, ExpectedCall, Param, kind
 from rewardsmith.verifiers.tool_call.parse import Call, shown
 
 _SQUASH = re.compile(r"[\s,./\-_*^]")
@@ -72,8 +72,8 @@ def _property(schema: Mapping[str, Any] | None, key: str) -> Mapping[str, Any] |
 def value_matches(value: Any, acceptable: Any, schema: Mapping[str, Any] | None, strings: str) -> bool:
     """Whether ``value`` (from the completion) is ``acceptable`` (from the row), per the module's rules."""
     declared = kind(schema)
-    if isinstance(acceptable, Mapping):
-        if not isinstance(value, Mapping) or any(key not in acceptable for key in value):
+    if isinstance(acceptable, dict):
+        if not isinstance(value, dict) or any(key not in acceptable for key in value):
             return False
         for key, alternatives in acceptable.items():
             if key not in value:
@@ -130,36 +130,42 @@ def _fits(value: Any, declared: str | None) -> bool:
     )
 
 
-def call_problem(call: Call, expected: ExpectedCall, strings: str) -> str | None:
-    """None when ``call`` is ``expected``; else the first thing wrong with it, in words."""
+def call_problem(call: Call, expected: ExpectedCall, strings: str, explain: bool = True) -> str | None:
+    """None when ``call`` is ``expected``; else the first thing wrong with it, in words (``explain``
+    off: a bare ``"mismatch"``, for the matching, which only needs to know)."""
     if call.problem is not None:
         return call.problem
     if call.name != expected.name:
-        return f"calls {call.name}, not {expected.name}"
+        return f"calls {call.name}, not {expected.name}" if explain else MISMATCH
     for arg in call.arguments:
         if arg not in expected.params:
-            return f"{expected.name}: unexpected argument {arg!r}"
+            return f"{expected.name}: unexpected argument {arg!r}" if explain else MISMATCH
     for arg in expected.required:
         if arg not in call.arguments:
-            return f"{expected.name}: missing required argument {arg!r}"
+            return f"{expected.name}: missing required argument {arg!r}" if explain else MISMATCH
     for param in expected.params.values():
         if param.name not in call.arguments:
             if not param.optional:
-                return f"{expected.name}: missing argument {param.name!r}"
+                return f"{expected.name}: missing argument {param.name!r}" if explain else MISMATCH
             continue
         value = call.arguments[param.name]
         if any(value_matches(value, a, param.schema, strings) for a in param.acceptable):
             continue
-        if not param.acceptable:
-            return f"{expected.name}: argument {param.name!r} should be left out, got {shown(value)}"
-        declared = kind(param.schema)
-        if not _fits(value, declared):
-            return f"{expected.name}: argument {param.name!r} must be {declared}, got {_kind_of(value)} {shown(value)}"
-        accepted = ", ".join(shown(a, 30) for a in param.acceptable[:3]) + (
-            ", ..." if len(param.acceptable) > 3 else ""
-        )
-        return f"{expected.name}: argument {param.name!r} = {shown(value)} is not an acceptable value ({accepted})"
+        return _value_problem(expected, param, value) if explain else MISMATCH
     return None
+
+
+MISMATCH = "mismatch"
+
+
+def _value_problem(expected: ExpectedCall, param: Param, value: Any) -> str:
+    if not param.acceptable:
+        return f"{expected.name}: argument {param.name!r} should be left out, got {shown(value)}"
+    declared = kind(param.schema)
+    if not _fits(value, declared):
+        return f"{expected.name}: argument {param.name!r} must be {declared}, got {_kind_of(value)} {shown(value)}"
+    accepted = ", ".join(shown(a, 30) for a in param.acceptable[:3]) + (", ..." if len(param.acceptable) > 3 else "")
+    return f"{expected.name}: argument {param.name!r} = {shown(value)} is not an acceptable value ({accepted})"
 
 
 def pair(ok: Sequence[Sequence[bool]], n_calls: int) -> dict[int, int]:
