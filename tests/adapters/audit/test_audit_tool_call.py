@@ -156,3 +156,23 @@ def test_the_default_spec_on_bfcl_rows(capsys):
     assert report.rows == 250 and report.reference_paid == report.reference_rows == 250
     assert {f.name: f for f in report.families}["call_when_none"].cases >= 50
     assert report.hacks == 0 and report.false_negatives == 0
+
+
+def test_chat_message_probes_dedupe_and_traits_know_the_call_format():
+    from rewardsmith.adapters.audit.family import Family, Probe
+    from rewardsmith.adapters.audit.traits import Traits
+    from rewardsmith.verifiers import build
+
+    message = [{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}]
+    twice = Family(
+        "t",
+        "attack",
+        "tool_call",
+        "",
+        lambda row, traits: [Probe(message, "a"), Probe(list(message), "a"), Probe(message, "b")],
+    )
+    traits = Traits.of(build({"type": "tool_call", "format": "hermes"}))
+    assert traits.call_formats == {"hermes"} and "tool_call" in traits.kinds
+    assert [p.variant for p in twice.probes(example_rows()[0], traits, per_row=10, seed=0)] == ["a", "b"]
+    assert Traits.of(build("tool_call")).call_formats == {"auto"}
+    assert Traits.of(build("format")).call_formats == frozenset()
