@@ -6,6 +6,8 @@ deterministically, from each row's possible answers, each with its truth known b
 * right: ``right_first`` (every parameter's first acceptable value), ``right_last`` (the last
   acceptable value of each: the other variants), ``right_minimal`` (every optional parameter left
   out), ``swapped_order`` (parallel calls in reverse order);
+* no call expected (BFCL's irrelevance category): ``no_call_prose``, ``no_call_empty_list`` (right),
+  ``needless_call`` (the offered function with its required arguments), ``needless_call_no_args``;
 * wrong: ``wrong_value`` (one argument changed to a value not acceptable), ``missing_required``
   (a required argument left out), ``wrong_type`` (an integer as a float, a boolean as 1, a string
   inside a list, a list as a string), ``string_number`` (a number argument as a string of the
@@ -15,11 +17,12 @@ deterministically, from each row's possible answers, each with its truth known b
 
 Each candidate is the Python call text BFCL's prompting models write (``[f(a=1), g(b="x")]``).
 Ours: ``build({"type": "tool_call", "format": "python"})``; BFCL: its own decoder
-(``default_decode_ast_prompting``) and ``ast_checker`` for the row's category, unmodified. We
-print agreement per category and per mutation, each one's accuracy against the construction's
-truth, every disagreement with who is right, and candidates/s for both.
+(``default_decode_ast_prompting``) and ``ast_checker`` for the row's category, unmodified (for
+irrelevance, the rule of its ``eval_runner``: right when the decoder finds no call, by BFCL's own
+``is_empty_output``). We print agreement per category and per mutation, each one's accuracy
+against the construction's truth, every disagreement with who is right, and candidates/s for both.
 
-Importing BFCL's checker needs two stand-ins, put into ``sys.modules`` before the import, and
+Importing BFCL's checker needs stand-in modules, put into ``sys.modules`` before the import, and
 nothing of BFCL's code is changed: ``bfcl_eval.constants.model_config`` (the real module imports
 every vendor's model handler and SDK; the checker reads only ``MODEL_CONFIG_MAPPING[model]
 .underscore_to_dot`` to rename dotted functions for some APIs: the stand-in says False, as for
@@ -59,6 +62,7 @@ CATEGORIES = {
     "multiple": "multiple",
     "parallel": "parallel",
     "parallel_multiple": "parallel_multiple",
+    "irrelevance": "irrelevance",  # no call should be made (BFCL ships no possible answers for it)
 }
 MODEL = "rewardsmith-parity"  # the model name BFCL's checker is given (its stand-in config)
 
@@ -115,10 +119,12 @@ def load_bfcl(home: Path = DEFAULT_BFCL) -> types.SimpleNamespace:
     from bfcl_eval.constants.enums import Language
     from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
     from bfcl_eval.model_handler.utils import default_decode_ast_prompting
+    from bfcl_eval.utils import is_empty_output
 
     return types.SimpleNamespace(
         checker=ast_checker,
         decode=default_decode_ast_prompting,
+        is_empty_output=is_empty_output,
         python=Language.PYTHON,
         data=home / "bfcl_eval" / "data",
     )
@@ -129,8 +135,11 @@ def bfcl_verdict(bfcl: types.SimpleNamespace, candidate: Candidate) -> tuple[boo
     its category."""
     try:
         decoded = bfcl.decode(candidate.text)
-    except Exception as exc:  # BFCL counts an output it cannot decode as wrong
-        return False, f"decode failed: {exc}"
+    except Exception as exc:  # BFCL counts an output it cannot decode as wrong (as no call for irrelevance)
+        return candidate.category == "irrelevance", f"decode failed: {exc}"
+    if candidate.category == "irrelevance":  # eval_runner's relevance rule: right when no call was decoded
+        empty = bfcl.is_empty_output(decoded)
+        return empty, "" if empty else "decoded a call where none should be made"
     result = bfcl.checker(
         candidate.row["function"],
         decoded,
@@ -142,29 +151,27 @@ def bfcl_verdict(bfcl: types.SimpleNamespace, candidate: Candidate) -> tuple[boo
     return bool(result["valid"]), json.dumps(result.get("error", ""), default=str)
 
 
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def load_rows(data: Path, category: str) -> list[dict[str, Any]]:
-    """BFCL's question rows joined with their possible answers by id."""
+    """BFCL's question rows joined with their possible answers by id (irrelevance rows, which have
+    none, expect no call: ``[]``)."""
     stem = f"BFCL_v4_{CATEGORIES[category]}.json"
-    answers = {}
-    with open(data / "possible_answer" / stem, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                item = json.loads(line)
-                answers[item["id"]] = item["ground_truth"]
-    rows = []
-    with open(data / stem, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                item = json.loads(line)
-                rows.append(
-                    {
-                        "id": item["id"],
-                        "question": item["question"],
-                        "function": item["function"],
-                        "ground_truth": answers[item["id"]],
-                    }
-                )
-    return rows
+    answers: dict[str, Any] = defaultdict(list)
+    if category != "irrelevance":
+        answers.update((item["id"], item["ground_truth"]) for item in _jsonl(data / "possible_answer" / stem))
+    return [
+        {
+            "id": item["id"],
+            "question": item["question"],
+            "function": item["function"],
+            "ground_truth": answers[item["id"]],
+        }
+        for item in _jsonl(data / stem)
+    ]
 
 
 # ----------------------------------------------------------------------------- candidates
@@ -205,6 +212,9 @@ def _wrong_type(value: Any) -> Any | None:
 
 def candidates(category: str, row: dict[str, Any]) -> Iterator[tuple[str, str, bool]]:
     """(mutation, text, truth) for one row."""
+    if category == "irrelevance":
+        yield from _no_call_candidates(row)
+        return
     answers = row["ground_truth"]
     expected, _ = read_expected(answers, row["function"])
 
@@ -254,6 +264,24 @@ def candidates(category: str, row: dict[str, Any]) -> Iterator[tuple[str, str, b
         yield "missing_call", python_text(right[:-1]), False
     yield "duplicated_call", python_text([right[0], *right]), False
     yield "wrong_name", python_text([(extra_name, args), *right[1:]]), False
+
+
+def _placeholder(schema: dict[str, Any]) -> Any:
+    """A value of the declared type (any value: the call is wrong for being made at all)."""
+    return {"integer": 1, "float": 1.5, "number": 1.5, "boolean": True, "array": [], "tuple": [], "dict": {}}.get(
+        schema.get("type"), "x"
+    )
+
+
+def _no_call_candidates(row: dict[str, Any]) -> Iterator[tuple[str, str, bool]]:
+    """An irrelevance row: answers without a call are right, any call of an offered function wrong."""
+    yield "no_call_prose", "None of the available functions can answer this question.", True
+    yield "no_call_empty_list", "[]", True
+    function = row["function"][0]
+    parameters = function.get("parameters", {})
+    args = {p: _placeholder(parameters.get("properties", {}).get(p, {})) for p in parameters.get("required", [])}
+    yield "needless_call", python_text([(function["name"], args)]), False
+    yield "needless_call_no_args", python_text([(function["name"], {})]), False
 
 
 def all_candidates(data: Path, rows_per_category: int | None = None) -> list[Candidate]:
@@ -334,13 +362,13 @@ def _report(cands: list[Candidate], ours: list[bool], theirs: list[bool], errors
         groups: dict[str, list[int]] = defaultdict(list)
         for i, c in enumerate(cands):
             groups[key(c)].append(i)
-        print(f"\n{title:<18} {'cases':>6} {'agree':>7} {'ours right':>11} {'BFCL right':>11}")
+        print(f"\n{title:<22} {'cases':>6} {'agree':>7} {'ours right':>11} {'BFCL right':>11}")
         for name, idx in groups.items():
             agree = sum(ours[i] == theirs[i] for i in idx)
             ours_ok = sum(ours[i] == cands[i].truth for i in idx)
             theirs_ok = sum(theirs[i] == cands[i].truth for i in idx)
             print(
-                f"{name:<18} {len(idx):>6} {agree / len(idx):>7.1%} {ours_ok / len(idx):>11.1%} "
+                f"{name:<22} {len(idx):>6} {agree / len(idx):>7.1%} {ours_ok / len(idx):>11.1%} "
                 f"{theirs_ok / len(idx):>11.1%}"
             )
 

@@ -40,7 +40,13 @@ def records(tmp_path_factory):
 
 def test_a_few_hundred_candidates_of_every_category_and_mutation(records):
     assert len(records) >= 300
-    assert set(Counter(r["category"] for r in records)) == {"simple", "multiple", "parallel", "parallel_multiple"}
+    assert set(Counter(r["category"] for r in records)) == {
+        "simple",
+        "multiple",
+        "parallel",
+        "parallel_multiple",
+        "irrelevance",
+    }
     mutations = Counter(r["mutation"] for r in records)
     assert {
         "right_first",
