@@ -108,12 +108,33 @@ def test_a_float_parameter_takes_an_integer_and_a_tuple_where_declared():
     assert verdict('convert(amount=10.0, pair=["usd", "eur"])', truth).score == 1.0
 
 
+def test_an_integer_item_matches_in_a_list_of_floats_but_not_the_reverse():
+    docs = [
+        {
+            "name": "fit",
+            "parameters": {
+                "type": "dict",
+                "properties": {
+                    "xs": {"type": "array", "items": {"type": "float"}},
+                    "ns": {"type": "array", "items": {"type": "integer"}},
+                },
+            },
+        }
+    ]
+    truth = [{"fit": {"xs": [[1.0, 2.5]], "ns": [[1, 2]]}}]
+    assert verdict("fit(xs=[1, 2.5], ns=[1, 2])", truth, docs).score == 1.0
+    assert verdict("fit(xs=[1.0, 2.5], ns=[1.0, 2])", truth, docs).score == 0.0
+    assert verdict("fit(xs=['1.0', 2.5], ns=[1, 2])", truth, docs).score == 0.0
+    assert verdict("fit(xs=[1.0, 2.5], ns=[True, 2])", truth, docs).score == 0.0
+
+
 def test_dict_arguments_follow_the_nested_acceptable_shape():
     truth = [{"convert": {"amount": [5.0], "options": [{"round": [2], "fee": [False, ""]}]}}]
     assert verdict("convert(amount=5.0, options={'round': 2})", truth).score == 1.0
     assert verdict("convert(amount=5.0, options={'round': 2, 'fee': False})", truth).score == 1.0
     assert verdict("convert(amount=5.0, options={'round': 2, 'fee': 0})", truth).score == 0.0
     assert verdict("convert(amount=5.0, options={'round': '2'})", truth).score == 0.0
+    assert verdict("convert(amount=5.0, options={'round': 2.0})", truth).score == 0.0  # declared integer
     assert verdict("convert(amount=5.0, options={'round': 2, 'spread': 1})", truth).score == 0.0
     assert verdict("convert(amount=5.0, options={'fee': False})", truth).score == 0.0
 
