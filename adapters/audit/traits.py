@@ -57,7 +57,7 @@ class Traits:
             switches_any=frozenset().union(*switch_sets),
             methods_all=frozenset.intersection(*method_sets) if method_sets else frozenset(),
             format_tags=tuple(dict.fromkeys(tuple(v.tags) for v in found if v.name == "format")),
-            call_formats=frozenset(str(v.format) for v in found if v.name == "tool_call"),
+            call_formats=frozenset(str(getattr(v, "format", "auto")) for v in found if v.name == "tool_call"),
         )
 
     @property
