@@ -31,6 +31,7 @@ BFCL = Path(os.path.expanduser("~/.cache/rewardsmith/bfcl-eval-2026.3.23"))
 FAMILIES = sorted(f.name for f in all_families().values() if f.target == "tool_call")
 ATTACKS = [n for n in FAMILIES if all_families()[n].kind == "attack"]
 MIXING = {"two_formats", "prose_hedge", "any_format"}  # only against auto
+NO_CALL = "None of the available functions can answer this."
 PER_ROW = 40  # above every family's probe count: no seeded draw
 
 
@@ -116,7 +117,8 @@ def bfcl_rows(per_category: int) -> list[Row]:
     for category in CATEGORIES:
         for row in load_rows(BFCL / "bfcl_eval" / "data", category)[:per_category]:
             expected, _ = read_expected(row["ground_truth"], row["function"])
-            reference = python_text([example_call(call) for call in expected])
+            # irrelevance rows (BFCL offers functions that do not fit the question) expect no call
+            reference = python_text([example_call(call) for call in expected]) if expected else NO_CALL
             prompt = row["question"][0][-1]["content"]
             rows.append(
                 Row(
@@ -129,21 +131,6 @@ def bfcl_rows(per_category: int) -> list[Row]:
                     },
                 )
             )
-    # BFCL's irrelevance rows offer functions that do not fit the question: no call should be made
-    irrelevance = (BFCL / "bfcl_eval" / "data" / "BFCL_v4_irrelevance.json").read_text(encoding="utf-8")
-    for line in irrelevance.splitlines()[:per_category]:
-        row = json.loads(line)
-        rows.append(
-            Row(
-                len(rows) + 1,
-                {
-                    "prompt": row["question"][0][-1]["content"],
-                    "ground_truth": [],
-                    "function": row["function"],
-                    "reference": "None of the available functions can answer this.",
-                },
-            )
-        )
     return rows
 
 
