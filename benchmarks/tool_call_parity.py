@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import sys
 import time
 import types
@@ -52,7 +53,8 @@ from rewardsmith.verifiers.tool_call.expected import example_call, read_expected
 from rewardsmith.verifiers.tool_call.render import python_text
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_BFCL = Path.home() / ".cache" / "rewardsmith" / "bfcl-eval-2026.3.23"
+DEFAULT_BFCL = Path(os.environ.get("REWARDSMITH_BFCL_PATH",
+                                   Path.home() / ".cache" / "rewardsmith" / "bfcl-eval-2026.3.23"))
 INSTALL = (
     "pip install --no-deps --target ~/.cache/rewardsmith/bfcl-eval-2026.3.23 bfcl-eval==2026.3.23  "
     "(--no-deps: its declared dependencies pull every vendor SDK)"

@@ -1,8 +1,10 @@
 """Our verdicts against BFCL's AST checker on candidates built from BFCL's own rows
 (``benchmarks/tool_call_parity.py``, run on the first rows of each category).
 
-Skips when the reference (bfcl-eval 2026.3.23, installed with ``--no-deps --target`` at
-``~/.cache/rewardsmith/bfcl-eval-2026.3.23``) is absent. The benchmark runs in its own process, so
+The reference is bfcl-eval 2026.3.23, installed with ``--no-deps --target`` at
+``$REWARDSMITH_BFCL_PATH`` (default ``~/.cache/rewardsmith/bfcl-eval-2026.3.23``): tests/run.sh installs it
+and sets the variable, and then its absence fails the test; without the variable the test skips.
+The benchmark runs in its own process, so
 the stand-in modules it puts into ``sys.modules`` for BFCL's imports never reach other tests.
 """
 
@@ -18,13 +20,15 @@ import pytest
 from conftest import REPO
 
 BENCHMARK = REPO / "benchmarks" / "tool_call_parity.py"
-BFCL = os.path.expanduser("~/.cache/rewardsmith/bfcl-eval-2026.3.23")
+BFCL = os.path.expanduser(os.environ.get("REWARDSMITH_BFCL_PATH", "~/.cache/rewardsmith/bfcl-eval-2026.3.23"))
 ROWS = 30  # per category: a few hundred candidates, the rows where BFCL errs among them
 
 
 @pytest.fixture(scope="module")
 def records(tmp_path_factory):
     if not os.path.isfile(os.path.join(BFCL, "bfcl_eval", "eval_checker", "ast_eval", "ast_checker.py")):
+        if "REWARDSMITH_BFCL_PATH" in os.environ:
+            pytest.fail(f"REWARDSMITH_BFCL_PATH is set but bfcl-eval is not installed at {BFCL}")
         pytest.skip(f"bfcl-eval is not installed at {BFCL}")
     out = tmp_path_factory.mktemp("parity") / "records.json"
     result = subprocess.run(
