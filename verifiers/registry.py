@@ -41,6 +41,8 @@ BUILTINS: dict[str, str] = {
     "math": "math",
     "code": "code",
     "judge": "judge",
+    "choice": "choice",
+    "qa": "qa",
     "brier": "calibration.brier",
     "format": "format",
     "overlong": "length",

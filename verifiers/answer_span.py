@@ -1,0 +1,302 @@
+"""The final answer a completion commits to, read from the places a spec names: pure string work.
+
+Shared by the families that compare a short answer with a gold (``choice``, ``qa``): each reads
+*where* the answer is stated here and decides itself what a statement means (a letter, a text).
+Never "any span of the completion that matches": an answer counts only where the completion
+states it as its answer.
+
+**Where.** Reasoning is not the answer: a ``<think>…</think>`` block (everything up to
+``</think>`` when the chat template opened it in the prompt; everything after an unclosed
+``<think>``) and an HTML comment are never read.
+
+**Which form** (:data:`FORMS`; a spec's ``answer_from`` lists those it reads, strongest first):
+
+* ``answer_tag``: the content of each closed ``<answer>…</answer>``; a box or an answer
+  phrase inside a tag is read instead of the whole tag (``<answer>The answer is B.</answer>``).
+* ``boxed``: the content of each outermost ``\\boxed{…}`` / ``\\fbox{…}``.
+* ``phrase``: the sentence after "The (final/correct) answer is", "Final answer:", "Answer:" (at
+  the start of a line or sentence), "The correct option/choice is".
+* ``bare``: the whole completion, only when it is one short line (at most :data:`BARE_WORDS`
+  words) and no other form listed is present: a completion that is only ``B`` or ``Paris``.
+
+**Every statement counts.** The strongest form present decides; :class:`FinalAnswer` holds
+*every* statement of it (so a hedge, ``\\boxed{A} … \\boxed{B}``, is visible to the family),
+plus every statement of a weaker listed form that comes after the first deciding one (a box
+after the answer tag restates it or hedges), plus what a cue right after a statement offers in
+its place ("\\boxed{B}, or maybe C"; :func:`offers`). Statements before the first deciding
+one are working, superseded. A statement that is denied ("not \\boxed{B}", "The answer is not
+B"), asked ("The answer is B?") or taken back ("\\boxed{B}, but that is wrong") is not one.
+More than :data:`MAX_STATEMENTS` statements is an overflow: the families score it 0 unread.
+
+Linear in the completion's length: braces are matched in one pass, phrases read a bounded window.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+Form = Literal["answer_tag", "boxed", "phrase", "bare"]
+FORMS: tuple[Form, ...] = ("answer_tag", "boxed", "phrase", "bare")
+MAX_STATEMENTS = 16
+BARE_WORDS = 12  # a bare completion longer than this is prose, not an answer
+_WINDOW = 400  # characters after a phrase that may hold its answer
+_OFFER_WINDOW = 60  # characters after a statement where an offered alternative is looked for
+
+_THINK = re.compile(r"<(/?)think\s*>", re.IGNORECASE)
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+_TAG = re.compile(r"<(/?)answer\s*>", re.IGNORECASE)
+_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_PHRASE = re.compile(
+    r"(?:\bfinal\s+answer[*_\s]{0,6}(?:is\b|:)"
+    r"|\bthe\s+(?:final\s+|correct\s+|right\s+|best\s+)?(?:answer|option|choice)\s+(?:is|would\s+be|must\s+be)\b"
+    r"|\bmy\s+(?:final\s+)?answer\s+is\b|(?:^|(?<=[.!?]\s)|\bmy\s+(?:final\s+)?)[ \t>#*_]*answer[*_ \t]{0,6}:)",
+    re.IGNORECASE | re.MULTILINE,
+)
+# A sentence ends at a line end, or at . ! ? followed by a space or the end, except after a lone
+# capital or a common abbreviation ("U.S. Army", "St. Louis", "Dr. Who").
+_SENTENCE_END = re.compile(
+    r"\n|[!?](?=\s|$)|(?<![\s.][A-Z])(?<!\bSt)(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bvs)"
+    r"(?<!\bNo)\.(?=\s|$)"
+)
+# A reason or aside after the answer is not part of it: "B, because ...", "Paris (since ...)".
+_REASON = re.compile(
+    r"[,;]?\s+(?:because|since|as\s+(?:it|this|the)|which\s+(?:is|was)|given\s+that|due\s+to)\b"
+    r"|\s*\((?:because|since|as)\b",
+    re.IGNORECASE,
+)
+_DENIED_BEFORE = re.compile(
+    r"(?:\b(?:not|never|cannot|rather\s+than|instead\s+of|other\s+than|except|nor)"
+    r"|n't)(?:\s+(?:be|equal|equals|been))?[\s*_$(\[]*$",
+    re.IGNORECASE,
+)
+_DENIED_START = re.compile(
+    r"^\s*(?:(?:definitely|certainly|clearly|surely|obviously|probably)\s+)?"
+    r"(?:not|never|neither|isn't|is\s+not|cannot\s+be|can't\s+be)\b",
+    re.IGNORECASE,
+)
+_ASKED_AFTER = re.compile(r"[^\n.!?]{0,30}?\?")
+_RETRACTED_AFTER = re.compile(
+    r"[\s$)}*_.,;:]*(?:but|however|no|wait|oops|actually)?[\s,.!]*(?:(?:that|this|it)(?:'s|\s+is|\s+was)\s+|is\s+)"
+    r"(?:clearly\s+|definitely\s+|actually\s+)?(?:wrong|incorrect|not\s+(?:right|correct|it)|a\s+mistake|false)\b",
+    re.IGNORECASE,
+)
+# A cue right after a statement that offers another answer in its place.
+_OFFER = re.compile(
+    r"^[\s$)}*_.,;:!]*(?:</answer\s*>)?[\s.,;:]*(?:\(\s*)?(?:or(?:\s+(?:maybe|perhaps|possibly|else|rather|also|even))?|maybe|perhaps|possibly"
+    r"|alternatively|otherwise|actually|on\s+second\s+thought|(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)\b[\s,:]*",
+    re.IGNORECASE,
+)
+_DRESS = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mbox|emph)\s*\{([^{}]*)\}")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One place the completion states its answer: the text, its form, and where it starts."""
+
+    text: str
+    form: str  # a form of FORMS, or "offer" (what a cue after a statement proposes instead)
+    start: int
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    """Every statement of the final answer, in order; ``form`` is the deciding one."""
+
+    statements: tuple[Statement, ...]
+    form: str
+
+    @property
+    def texts(self) -> list[str]:
+        return [s.text for s in self.statements]
+
+    @property
+    def overflow(self) -> bool:
+        return len(self.statements) > MAX_STATEMENTS
+
+
+def visible_region(text: str) -> str:
+    """The completion without its reasoning blocks and HTML comments (replaced by a space each)."""
+    text = _COMMENT.sub(" ", text)
+    tags = list(_THINK.finditer(text))
+    if not tags:
+        return text
+    kept, cursor, inside = [], 0, False
+    if tags[0].group(1):  # a close before any open: the chat template opened the block
+        cursor, tags = tags[0].end(), tags[1:]
+    for tag in tags:
+        if not tag.group(1) and not inside:
+            kept.append(text[cursor : tag.start()])
+            inside = True
+        elif tag.group(1) and inside:
+            inside, cursor = False, tag.end()
+    if not inside:
+        kept.append(text[cursor:])
+    return " ".join(kept)
+
+
+def answer_tags(text: str) -> list[tuple[int, int]]:
+    """Where the contents of the closed ``<answer>…</answer>`` tags lie (an unclosed one states nothing)."""
+    spans, opened = [], None
+    for tag in _TAG.finditer(text):
+        if not tag.group(1):
+            opened = tag.end()
+        elif opened is not None:
+            spans.append((opened, tag.start()))
+            opened = None
+    return spans
+
+
+def boxes(text: str) -> list[tuple[int, int, str]]:
+    """Every outermost closed ``\\boxed{…}``: start, end, content (braces matched in one pass)."""
+    found, cursor = [], 0
+    for match in _BOX.finditer(text):
+        if match.start() < cursor:
+            continue  # a box inside a box is part of the outer one
+        depth, i = 1, match.end()
+        while i < len(text) and depth:
+            char = text[i]
+            if char == "\\":
+                i += 2
+                continue
+            depth += (char == "{") - (char == "}")
+            i += 1
+        if depth:
+            break  # unclosed: nothing after it closes either
+        found.append((match.start(), i, text[match.end() : i - 1]))
+        cursor = i
+    return found
+
+
+def sentence(window: str) -> str:
+    """The first sentence of ``window`` (up to a line end or a full stop)."""
+    end = _SENTENCE_END.search(window)
+    return window[: end.start()] if end else window
+
+
+def plain(span: str) -> str:
+    """A span without its dress: ``\\text{…}`` and friends opened, ``$``, markdown emphasis and quotes
+    around it, and trailing sentence punctuation dropped."""
+    for _ in range(3):  # nested dress, bounded
+        opened = _DRESS.sub(r"\1", span)
+        if opened == span:
+            break
+        span = opened
+    previous = None
+    while span != previous:
+        previous = span
+        span = span.strip().strip("*_`$\"'“”‘’").rstrip(".,;:!").strip()
+    return span
+
+
+def _phrase_span(text: str, end: int) -> tuple[str, int]:
+    window = text[end : end + _WINDOW]
+    lead = len(window) - len(window.lstrip(" \t*_:"))
+    said = sentence(window[lead:])
+    reason = _REASON.search(said)
+    if reason:
+        said = said[: reason.start()]
+    return said, end + lead + len(said)
+
+
+def _committed(text: str, start: int, end: int, span: str, value_first: bool) -> bool:
+    """Not denied (before a value-first statement, or at the head of a phrase's span), not asked, not taken back."""
+    if value_first and _DENIED_BEFORE.search(text[max(0, start - 30) : start]):
+        return False
+    if _DENIED_START.match(span):
+        return False
+    after = text[end : end + 120]
+    return not (_ASKED_AFTER.match(after) or _RETRACTED_AFTER.match(after))
+
+
+def offers(text: str, end: int) -> str | None:
+    """What a cue right after a statement (ending at ``end``) offers instead: "\\boxed{B}, or maybe C"
+    offers ``C``; None when no cue follows or it offers nothing."""
+    window = text[end : end + _OFFER_WINDOW]
+    cue = _OFFER.match(window)
+    if cue is None:
+        return None
+    rest = window[cue.end() :]
+    if _BOX.match(rest) or _TAG.match(rest):
+        return None  # another box or tag is a statement of its own
+    offered = plain(sentence(rest).split(")")[0])
+    return offered or None
+
+
+def _found(text: str, forms: set[str]) -> list[tuple[str, Statement, int]]:
+    """(form, statement, end) for every committed statement of the forms in ``text``, in order."""
+    out: list[tuple[str, Statement, int]] = []
+    if "boxed" in forms:
+        for start, end, content in boxes(text):
+            if _committed(text, start, end, content, value_first=True):
+                out.append(("boxed", Statement(content.strip(), "boxed", start), end))
+    if "phrase" in forms:
+        for n, match in enumerate(_PHRASE.finditer(text)):
+            if n > 4 * MAX_STATEMENTS:
+                out.extend(
+                    ("phrase", Statement(f"\0{i}", "phrase", match.start()), match.end())
+                    for i in range(MAX_STATEMENTS + 1)
+                )
+                break
+            said, end = _phrase_span(text, match.end())
+            if "boxed" in forms and boxes(said):
+                continue  # "The answer is \boxed{B}": the box already counts
+            if said.strip() and _committed(text, match.start(), end, said, value_first=False):
+                out.append(("phrase", Statement(said.strip(), "phrase", match.start()), end))
+    return sorted(out, key=lambda item: item[1].start)
+
+
+def final_answer(text: str, forms: Sequence[str] = FORMS) -> FinalAnswer | None:
+    """Every statement of the final answer ``text`` commits to, read from ``forms`` (strongest
+    first, as the spec lists them), with what a cue right after each offers in its place; None
+    when it states none."""
+    region = visible_region(text)
+    order = [f for f in dict.fromkeys(forms) if f in FORMS]
+    tags = answer_tags(region) if "answer_tag" in order else []
+    found: list[tuple[str, Statement, int]] = []
+    inner_forms = {f for f in order if f in ("boxed", "phrase")}
+    for start, end in tags:
+        inner = region[start:end]
+        nested = _found(inner, inner_forms)
+        if nested:
+            found += [("answer_tag", Statement(s.text, "answer_tag", start + s.start), start + e) for _, s, e in nested]
+        elif inner.strip() and _committed(region, region.rfind("<", 0, start), end, inner, value_first=True):
+            found.append(("answer_tag", Statement(inner.strip(), "answer_tag", start), end))
+    outside = region
+    for start, end in tags:  # the tags' contents blanked: what is stated outside them
+        outside = outside[:start] + " " * (end - start) + outside[end:]
+    found += _found(outside, inner_forms)
+    answer = _decide(region, found, order)
+    if answer is None and "bare" in order:
+        bare = region.strip()
+        if _bare(bare):
+            return FinalAnswer((Statement(bare, "bare", region.find(bare)),), "bare")
+    return answer
+
+
+_NOT_BARE = re.compile(
+    r"\b(?:not|never|no|nor|neither|cannot|unless|if|maybe|perhaps|possibly)\b|n't|\?|\\boxed|\\fbox"
+    r"|<\s*/?\s*answer|\banswer\b",
+    re.IGNORECASE,
+)
+
+
+def _bare(text: str) -> bool:
+    """Whether a completion is only an answer: one short line, no negation, question, doubt, or a
+    form's cue (a completion that tried a form and failed is not read whole)."""
+    return bool(text) and "\n" not in text and len(text.split()) <= BARE_WORDS and not _NOT_BARE.search(text)
+
+
+def _decide(region: str, found: list[tuple[str, Statement, int]], order: Iterable[str]) -> FinalAnswer | None:
+    """The statements of the strongest form present, those of weaker forms after its first, and the offers."""
+    present = {form for form, _, _ in found}
+    deciding = next((f for f in order if f in present), None)
+    if deciding is None:
+        return None
+    first = min(s.start for form, s, _ in found if form == deciding)
+    kept = sorted(((s, e) for form, s, e in found if form == deciding or s.start > first), key=lambda k: k[0].start)
+    statements = [s for s, _ in kept]
+    statements += [Statement(offered, "offer", e) for _, e in kept if (offered := offers(region, e))]
+    return FinalAnswer(tuple(statements), deciding)
