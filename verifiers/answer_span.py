@@ -230,7 +230,7 @@ def _found(text: str, forms: set[str]) -> list[tuple[str, Statement, int]]:
     out: list[tuple[str, Statement, int]] = []
     if "boxed" in forms:
         for start, end, content in boxes(text):
-            if _committed(text, start, end, content, value_first=True):
+            if content.strip() and _committed(text, start, end, content, value_first=True):
                 out.append(("boxed", Statement(content.strip(), "boxed", start), end))
     if "phrase" in forms:
         for n, match in enumerate(_PHRASE.finditer(text)):

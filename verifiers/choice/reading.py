@@ -57,7 +57,9 @@ def read_statement(span: str, options: Options, accept_text: bool = True) -> Nam
         if by_text:
             return Named(frozenset(by_text))
     head = _HEAD.match(text)
-    if head is not None and not _article(text, head.start(2), head.end(), bool(head.group(1) or head.group(3))):
+    if head is not None and not _article(
+        text, head.start(2), head.end(), bool(head.group(1) or head.group(3)), options
+    ):
         label = _label(head, options, whole=head.end() == len(text.rstrip(_SEPARATORS)))
         if label is not None:
             rest = text[head.end() :].strip(_SEPARATORS)
@@ -92,13 +94,17 @@ def _as_named(label: str, options: Options) -> Named:
     return Named(frozenset({index})) if index is not None else Named(outside=frozenset({label}))
 
 
-_ARTICLE_NEXT = re.compile(r"\s+(?!(?:is|was|would|seems|looks|since|because|as|fits|matches|works)\b)[a-z]")
-
-
-def _article(text: str, start: int, end: int, dressed: bool) -> bool:
-    """Whether an undressed ``A`` or ``I`` is the article or the pronoun ("A dog", "I think"), not a
-    label ("A is right", "A because ...")."""
-    return text[start : start + 1] in ("A", "I") and not dressed and bool(_ARTICLE_NEXT.match(text, end))
+def _article(text: str, start: int, end: int, dressed: bool, options: Options) -> bool:
+    """Whether an undressed ``A`` or ``I`` before a lowercase word is the article or the pronoun ("I think
+    B"). Only a letter that is no option's label is read so: where ``A`` is a label, "A or B" and
+    "A maybe B" must name it, so it counts (a reading that can only add a hedge, never pay one)."""
+    letter = text[start : start + 1]
+    return (
+        letter in ("A", "I")
+        and letter not in options.labels
+        and not dressed
+        and bool(re.match(r"\s+[a-z]", text[end:]))
+    )
 
 
 def _tokens(text: str, options: Options) -> Named:
@@ -109,7 +115,7 @@ def _tokens(text: str, options: Options) -> Named:
         opened, label, closed = token.groups()
         if label.isdigit() and options.letters:
             continue  # a number in prose, not a label
-        if _article(text, token.start(2), token.end(), bool(opened or closed)):
+        if _article(text, token.start(2), token.end(), bool(opened or closed), options):
             continue
         (denied if _DENIED.search(text[max(0, token.start() - 30) : token.start()]) else named).append(label)
     found = Named(denied=frozenset(denied))
