@@ -247,3 +247,17 @@ def test_the_cli_lists_the_options(capsys):
     out = capsys.readouterr().out
     for name in ("answer_field", "metric", "answer_from", "max_answer_words", "refuse_lists"):
         assert name in out
+
+
+def test_the_example_rows_score_as_they_say():
+    import json
+
+    from conftest import REPO
+
+    rows = [json.loads(line) for line in (REPO / "data" / "qa_examples.jsonl").read_text().splitlines()]
+    verdicts = build("qa").verify_batch([Sample.from_row(row) for row in rows])
+    for row, verdict in zip(rows, verdicts, strict=True):
+        expected = {"right": (1.0, "ok"), "wrong": (0.0, "ok"), "hedge": (0.0, "ok"), "no_answer": (0.0, "no_answer")}
+        assert (verdict.score, verdict.status) == expected[row["expect"]], (row["id"], verdict.feedback)
+        assert row["expect"] != "hedge" or "hedge" in verdict.feedback
+    assert {row["expect"] for row in rows} == {"right", "wrong", "hedge", "no_answer"}
