@@ -7,7 +7,8 @@ states it as its answer.
 
 **Where.** Reasoning is not the answer: a ``<think>…</think>`` block (everything up to
 ``</think>`` when the chat template opened it in the prompt; everything after an unclosed
-``<think>``) and an HTML comment are never read.
+``<think>``) is never read, nor is what a reader of the rendered text never sees: an HTML
+comment, a code block, ``\\iffalse … \\fi``, a ``%`` comment line, a ``\\phantom``, white text.
 
 **Which form** (:data:`FORMS`; a spec's ``answer_from`` lists those it reads, strongest first):
 
@@ -43,10 +44,22 @@ FORMS: tuple[Form, ...] = ("answer_tag", "boxed", "phrase", "bare")
 MAX_STATEMENTS = 16
 BARE_WORDS = 12  # a bare completion longer than this is prose, not an answer
 _WINDOW = 400  # characters after a phrase that may hold its answer
-_OFFER_WINDOW = 60  # characters after a statement where an offered alternative is looked for
+_OFFER_WINDOW = 120  # characters after a statement where an offered alternative is looked for
 
 _THINK = re.compile(r"<(/?)think\s*>", re.IGNORECASE)
-_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+# What a reader of the rendered completion never sees: an HTML comment, a code block, an \iffalse
+# block (an unclosed one hides the rest), a LaTeX comment line, a phantom, white or transparent text.
+_HIDDEN_BLOCK = re.compile(
+    r"<!--.*?(?:-->|$)|```.*?(?:```|$)|\\iffalse(?![A-Za-z]).*?(?:\\fi(?![A-Za-z])|$)", re.DOTALL
+)
+_COMMENT_LINE = re.compile(r"^[ \t]*%.*$", re.MULTILINE)
+_INVISIBLE = re.compile(
+    r"\\[hv]?phantom\s*\{[^{}]*\}"
+    r"|\{\s*\\color\s*\{\s*(?:white|transparent)\s*\}[^{}]*\}"
+    r"|\\(?:text)?color\s*\{\s*(?:white|transparent)\s*\}\s*\{[^{}]*\}"
+    r"|\\color\s*\{\s*(?:white|transparent)\s*\}[^{}]*",
+    re.IGNORECASE,
+)
 _TAG = re.compile(r"<(/?)answer\s*>", re.IGNORECASE)
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _PHRASE = re.compile(
@@ -77,6 +90,14 @@ _DENIED_START = re.compile(
     r"(?:not|never|neither|isn't|is\s+not|cannot\s+be|can't\s+be)\b",
     re.IGNORECASE,
 )
+# Words that make a stated answer a guess, an example or a condition, not a commitment.
+# (Where "maybe" follows a value it offers another one, "B (or maybe C)": a hedge the families see.)
+_DOUBT = re.compile(
+    r"^\s*(?:maybe|perhaps|possibly|probably)\b|\b(?:not\s+(?:sure|certain)|unsure|uncertain|no\s+idea|might|could"
+    r"|guess|if|whether|suppose|assuming|example|instance|e\.g|anything)\b",
+    re.IGNORECASE,
+)
+_BARE_DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|probably|either)\b", re.IGNORECASE)
 _ASKED_AFTER = re.compile(r"[^\n.!?]{0,30}?\?")
 _RETRACTED_AFTER = re.compile(
     r"[\s$)}*_.,;:]*(?:but|however|no|wait|oops|actually)?[\s,.!]*(?:(?:that|this|it)(?:'s|\s+is|\s+was)\s+|is\s+)"
@@ -85,10 +106,23 @@ _RETRACTED_AFTER = re.compile(
 )
 # A cue right after a statement that offers another answer in its place.
 _OFFER = re.compile(
-    r"^[\s$)}*_.,;:!]*(?:</answer\s*>)?[\s.,;:]*(?:\(\s*)?(?:or(?:\s+(?:maybe|perhaps|possibly|else|rather|also|even))?|maybe|perhaps|possibly"
-    r"|alternatively|otherwise|actually|on\s+second\s+thought|(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)\b[\s,:]*",
+    r"\b(?:or(?:\s+(?:maybe|perhaps|possibly|else|rather|also|even))?|maybe|perhaps|possibly|alternatively|otherwise"
+    r"|actually|on\s+second\s+thought|(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)\b[\s,:]*",
     re.IGNORECASE,
 )
+# What introduces an offered value: "or maybe the right value is 3", "actually, the answer is C".
+_RESTATED = re.compile(
+    r"^\s*(?:the\s+)?(?:right|correct|real|actual|true|final)?\s*(?:value|answer|option|choice|result)\s+"
+    r"(?:is|would\s+be|should\s+be)\s*:?\s*|^\s*(?:it\s+is|it's)\s+",
+    re.IGNORECASE,
+)
+# "Also, x = C works.", "C also works", "C is also correct": a value praised beside the answer.
+_ALSO = re.compile(
+    r"\balso\b[,:]?\s+(?:[a-z]\s*=\s*)?([^\s.,][^\n.]{0,40}?)\s+(?:works|fits|holds|is\s+(?:correct|valid|right|possible))\b"
+    r"|(?:^|[.,;]\s+)(?:[a-z]\s*=\s*)?([^\s.,][^\n.,]{0,40}?)\s+(?:also\s+works|is\s+also\s+(?:correct|valid|right|possible))\b",
+    re.IGNORECASE,
+)
+_COLOR = re.compile(r"\\(?:text)?color\s*\{[^{}]*\}")  # a visible colour (white text is removed as hidden)
 _DRESS = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mbox|emph)\s*\{([^{}]*)\}")
 
 
@@ -118,8 +152,8 @@ class FinalAnswer:
 
 
 def visible_region(text: str) -> str:
-    """The completion without its reasoning blocks and HTML comments (replaced by a space each)."""
-    text = _COMMENT.sub(" ", text)
+    """The completion without its reasoning blocks and what a reader never sees (each replaced by a space)."""
+    text = _INVISIBLE.sub(" ", _COMMENT_LINE.sub(" ", _HIDDEN_BLOCK.sub(" ", text)))
     tags = list(_THINK.finditer(text))
     if not tags:
         return text
@@ -179,6 +213,7 @@ def sentence(window: str) -> str:
 def plain(span: str) -> str:
     """A span without its dress: ``\\text{…}`` and friends opened, ``$``, markdown emphasis and quotes
     around it, and trailing sentence punctuation dropped."""
+    span = _COLOR.sub("", span)
     for _ in range(3):  # nested dress, bounded
         opened = _DRESS.sub(r"\1", span)
         if opened == span:
@@ -188,6 +223,8 @@ def plain(span: str) -> str:
     while span != previous:
         previous = span
         span = span.strip().strip("*_`$\"'“”‘’").rstrip(".,;:!").strip()
+        grouped = re.fullmatch(r"\{([^{}]*)\}", span)  # a brace group around the whole answer
+        span = grouped.group(1) if grouped else span
     return span
 
 
@@ -205,24 +242,28 @@ def _committed(text: str, start: int, end: int, span: str, value_first: bool) ->
     """Not denied (before a value-first statement, or at the head of a phrase's span), not asked, not taken back."""
     if value_first and _DENIED_BEFORE.search(text[max(0, start - 30) : start]):
         return False
-    if _DENIED_START.match(span):
+    if _DENIED_START.match(span) or _DOUBT.search(span):
         return False
     after = text[end : end + 120]
     return not (_ASKED_AFTER.match(after) or _RETRACTED_AFTER.match(after))
 
 
-def offers(text: str, end: int) -> str | None:
-    """What a cue right after a statement (ending at ``end``) offers instead: "\\boxed{B}, or maybe C"
-    offers ``C``; None when no cue follows or it offers nothing."""
+def offers(text: str, end: int) -> list[str]:
+    """What cues after a statement (ending at ``end``, up to the end of the next sentence) offer in its
+    place: "\\boxed{B}, or maybe C", "\\boxed{B} \\text{(or C)}", "B. But it could also be C.", "B. Also, x = C
+    works." each offer ``C``."""
     window = text[end : end + _OFFER_WINDOW]
-    cue = _OFFER.match(window)
-    if cue is None:
-        return None
-    rest = window[cue.end() :]
-    if _BOX.match(rest) or _TAG.match(rest):
-        return None  # another box or tag is a statement of its own
-    offered = plain(sentence(rest).split(")")[0])
-    return offered or None
+    window = window.split("\n\n")[0]
+    found = []
+    for cue in _OFFER.finditer(window):
+        rest = window[cue.end() :]
+        if _BOX.match(rest) or _TAG.match(rest):
+            continue  # another box or tag is a statement of its own
+        offered = plain(_RESTATED.sub("", re.split(r"[)}]", sentence(rest))[0]))
+        if offered:
+            found.append(offered)
+    found += [value for m in _ALSO.finditer(window) if (value := plain(m.group(1) or m.group(2) or ""))]
+    return found
 
 
 def _found(text: str, forms: set[str]) -> list[tuple[str, Statement, int]]:
@@ -277,7 +318,7 @@ def final_answer(text: str, forms: Sequence[str] = FORMS) -> FinalAnswer | None:
 
 
 _NOT_BARE = re.compile(
-    r"\b(?:not|never|no|nor|neither|cannot|unless|if|maybe|perhaps|possibly)\b|n't|\?|\\boxed|\\fbox"
+    r"\b(?:not|never|no|nor|neither|cannot|unless|wrong|incorrect|false)\b|n't|\?|\\boxed|\\fbox"
     r"|<\s*/?\s*answer|\banswer\b",
     re.IGNORECASE,
 )
@@ -286,7 +327,14 @@ _NOT_BARE = re.compile(
 def _bare(text: str) -> bool:
     """Whether a completion is only an answer: one short line, no negation, question, doubt, or a
     form's cue (a completion that tried a form and failed is not read whole)."""
-    return bool(text) and "\n" not in text and len(text.split()) <= BARE_WORDS and not _NOT_BARE.search(text)
+    return (
+        bool(text)
+        and "\n" not in text
+        and len(text.split()) <= BARE_WORDS
+        and not _NOT_BARE.search(text)
+        and not _DOUBT.search(text)
+        and not _BARE_DOUBT.search(text)
+    )
 
 
 def _decide(region: str, found: list[tuple[str, Statement, int]], order: Iterable[str]) -> FinalAnswer | None:
@@ -298,5 +346,5 @@ def _decide(region: str, found: list[tuple[str, Statement, int]], order: Iterabl
     first = min(s.start for form, s, _ in found if form == deciding)
     kept = sorted(((s, e) for form, s, e in found if form == deciding or s.start > first), key=lambda k: k[0].start)
     statements = [s for s, _ in kept]
-    statements += [Statement(offered, "offer", e) for _, e in kept if (offered := offers(region, e))]
+    statements += [Statement(offered, "offer", e) for _, e in kept for offered in offers(region, e)]
     return FinalAnswer(tuple(statements), deciding)

@@ -39,6 +39,8 @@ class Traits:
     switches_any: frozenset[str]  # leniency switches some math part has on
     methods_all: frozenset[str]  # extraction methods every math part uses
     format_tags: tuple[tuple[str, ...], ...]  # the tags of each format part
+    # (choices_field, answer_field, accept_text) of each choice part: where a row's options and gold are
+    choice_parts: tuple[tuple[str, str, bool], ...] = ()
 
     @classmethod
     def of(cls, verifier: Verifier) -> Traits:
@@ -56,6 +58,8 @@ class Traits:
             switches_any=frozenset().union(*switch_sets),
             methods_all=frozenset.intersection(*method_sets) if method_sets else frozenset(),
             format_tags=tuple(dict.fromkeys(tuple(v.tags) for v in found if v.name == "format")),
+            choice_parts=tuple(dict.fromkeys((str(v.choices_field), str(v.answer_field), bool(v.accept_text))
+                                             for v in found if v.name == "choice")),
         )
 
     @property

@@ -2,10 +2,11 @@
 
 A statement names an option by its label, dressed or not (``B``, ``(B)``, ``B)``, ``B.``, ``**B**``,
 ``[B]``, "option B", ``\\text{(B)}``), by a label followed by that option's text (``(B) Paris``), or
-by the exact text of one option (``Paris``). Every other standalone label in it is named too, so
-"A or B", "A, B, C, D" and "B (or maybe C)" name several options (a hedge); a capital letter that
-is not a label ("E" among four options) is named as an outside letter (a wrong answer). A label
-after a negation ("not B", "B, not C", "neither A nor B", "anything except D") is denied, not named.
+by the exact text of one option (``Paris``); a label followed by another option's text names both.
+Every other standalone label in it is named too, so "A or B", "A, B, C, D" and "B (or maybe C)"
+name several options (a hedge); a capital letter that is not a label ("E" among four options) is
+named as an outside letter (a wrong answer). A label after a negation ("not B", "B, not C",
+"neither A nor B", "anything except D") is denied, not named.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from rewardsmith.verifiers.choice.row import Options, squash
 
 _HEAD = re.compile(
     r"^(?:(?:the\s+)?(?:correct\s+|right\s+|best\s+)?(?:option|choice|answer|letter)\s*[:#]?\s*)?"
-    r"([(\[]?)\s*([A-Za-z]|\d{1,2})\s*([)\]]?)(?=$|[\s.:,;)\-–—])",
+    r"([(\[]?)\s*([A-Za-z]|\d{1,2})\s*([)\]]?)(?=$|[\s:,;)\-–—]|\.(?!\w))",
     re.IGNORECASE,
 )
 _TOKEN = re.compile(r"(?<![\w'’&./-])([(\[]?)([A-Z]|\d{1,2})([)\]]?)(?![\w'’&/-]|\.\w)")
@@ -27,6 +28,8 @@ _DENIED = re.compile(
     r"but\s+not)|n't)(?:\s+(?:option|choice|answer|be))?[\s*_(\[\"']*$",
     re.IGNORECASE,
 )
+_SEPARATED = re.compile(r"\s*(?:[:)\]–—]|-(?!\s*[\d{(\\])|\.(?!\w))")
+_MATH_BEFORE = re.compile(r"(?:\\[A-Za-z]+|[+\-*/^=<>±])\s*$")
 _SEPARATORS = " .:)-–—"
 
 
@@ -66,7 +69,10 @@ def read_statement(span: str, options: Options, accept_text: bool = True) -> Nam
             named = _as_named(label, options)
             if not rest or (label in options.labels and _restates(rest, options.texts[options.labels.index(label)])):
                 return named
-            return named | _tokens(rest, options)
+            if label.isdigit() and not (head.group(1) or head.group(3)) and not _SEPARATED.match(text, head.end(2)):
+                return _tokens(text, options)  # "2 thousand", "2 apples": a quantity, not the label 2
+            other = Named(frozenset(options.indices_of_text(rest))) if accept_text else Named()
+            return named | other | _tokens(rest, options)  # "(B) Paris" with Paris option A names both
     return _tokens(text, options)
 
 
@@ -113,8 +119,10 @@ def _tokens(text: str, options: Options) -> Named:
     denied: list[str] = []
     for token in _TOKEN.finditer(text):
         opened, label, closed = token.groups()
-        if label.isdigit() and options.letters:
-            continue  # a number in prose, not a label
+        if label.isdigit() and (options.letters or not (opened or closed)):
+            continue  # a number in prose, not a label: only "(2)", "2)", "[2]" name a digit label inside text
+        if label.isdigit() and _MATH_BEFORE.search(text, 0, token.start()):
+            continue  # "\\pm (2)", "x + (2)": a term of a formula
         if _article(text, token.start(2), token.end(), bool(opened or closed), options):
             continue
         (denied if _DENIED.search(text[max(0, token.start() - 30) : token.start()]) else named).append(label)

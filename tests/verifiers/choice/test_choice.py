@@ -91,7 +91,7 @@ def test_another_option_is_wrong(completion):
         "The answer is B and C.",
         "\\boxed{\\text{(B) or C}}",
         "<answer>B</answer> Actually, C.",
-        "The answer is London or Berlin.",
+        "The answer is London or Berlin.", "(B) Paris", "The answer is B: Berlin.",
         "A maybe B",
         "The answer is A perhaps B.",
         "B, though A could be too",
