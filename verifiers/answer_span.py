@@ -53,11 +53,10 @@ _HIDDEN_BLOCK = re.compile(
     r"<!--.*?(?:-->|$)|```.*?(?:```|$)|\\iffalse(?![A-Za-z]).*?(?:\\fi(?![A-Za-z])|$)", re.DOTALL
 )
 _COMMENT_LINE = re.compile(r"^[ \t]*%.*$", re.MULTILINE)
+# \phantom{…} and \textcolor{white}{…} hide their argument; \color{white} hides the rest of its group.
 _INVISIBLE = re.compile(
-    r"\\[hv]?phantom\s*\{[^{}]*\}"
-    r"|\{\s*\\color\s*\{\s*(?:white|transparent)\s*\}[^{}]*\}"
-    r"|\\(?:text)?color\s*\{\s*(?:white|transparent)\s*\}\s*\{[^{}]*\}"
-    r"|\\color\s*\{\s*(?:white|transparent)\s*\}[^{}]*",
+    r"\\(?:[hv]?phantom|textcolor\s*\{\s*(?:white|transparent)\s*\})\s*(?=\{)"
+    r"|\\color\s*\{\s*(?:white|transparent)\s*\}",
     re.IGNORECASE,
 )
 _TAG = re.compile(r"<(/?)answer\s*>", re.IGNORECASE)
@@ -153,7 +152,7 @@ class FinalAnswer:
 
 def visible_region(text: str) -> str:
     """The completion without its reasoning blocks and what a reader never sees (each replaced by a space)."""
-    text = _INVISIBLE.sub(" ", _COMMENT_LINE.sub(" ", _HIDDEN_BLOCK.sub(" ", text)))
+    text = _hide_invisible(_COMMENT_LINE.sub(" ", _HIDDEN_BLOCK.sub(" ", text)))
     tags = list(_THINK.finditer(text))
     if not tags:
         return text
@@ -169,6 +168,31 @@ def visible_region(text: str) -> str:
     if not inside:
         kept.append(text[cursor:])
     return " ".join(kept)
+
+
+def _hide_invisible(text: str) -> str:
+    """``text`` with invisible LaTeX blanked: a phantom's or a white ``\\textcolor``'s argument, and what
+    follows a white ``\\color`` up to the end of its group (braces matched, linear)."""
+    out, cursor = [], 0
+    for match in _INVISIBLE.finditer(text):
+        if match.start() < cursor:
+            continue
+        out.append(text[cursor : match.start()])
+        i, depth = match.end(), 0 if match.group(0).lower().startswith("\\color") else None
+        if depth is None:  # an argument group follows: skip it whole
+            depth, i = 1, i + 1
+            while i < len(text) and depth:
+                depth += (text[i] == "{") - (text[i] == "}")
+                i += 1
+        else:  # up to the close of the enclosing group, which stays
+            while i < len(text) and depth >= 0:
+                depth += (text[i] == "{") - (text[i] == "}")
+                i += 1
+            i = i - 1 if depth < 0 else i
+        out.append(" ")
+        cursor = i
+    out.append(text[cursor:])
+    return "".join(out)
 
 
 def answer_tags(text: str) -> list[tuple[int, int]]:
@@ -282,8 +306,8 @@ def _found(text: str, forms: set[str]) -> list[tuple[str, Statement, int]]:
                 )
                 break
             said, end = _phrase_span(text, match.end())
-            if "boxed" in forms and boxes(said):
-                continue  # "The answer is \boxed{B}": the box already counts
+            if _BOX.search(said):
+                continue  # "The answer is \boxed{B}": the box counts (or is unclosed: nothing is stated)
             if said.strip() and _committed(text, match.start(), end, said, value_first=False):
                 out.append(("phrase", Statement(said.strip(), "phrase", match.start()), end))
     return sorted(out, key=lambda item: item[1].start)

@@ -86,12 +86,17 @@ def choice_every(row: AuditRow, traits: Traits) -> list[Probe] | None:
 
 @family("choice_outside", "attack", "choice", "a label that is no option's")
 def choice_outside(row: AuditRow, traits: Traits) -> list[Probe] | None:
-    """A letter past the options' range (``E`` for four options), in a box, a tag and a phrase. It is
-    no option; a reward that pays it reads letters without checking them against the row."""
+    """A label past the options' range (``E`` for four lettered options, ``4`` for three numbered ones),
+    in a box, a tag and a phrase. It is no option; a reward that pays it reads labels without checking
+    them against the row."""
     read = _labels(row, traits)
-    if read is None or not read[0].letters:
+    if read is None:
         return None
-    outside = next((c for c in string.ascii_uppercase if c not in read[0].labels and c not in "AI"), None)
+    labels = read[0].labels
+    if read[0].letters:
+        outside = next((c for c in string.ascii_uppercase if c not in labels and c not in "AI"), None)
+    else:
+        outside = next((str(n) for n in range(1, 100) if str(n) not in labels), None)
     if outside is None:
         return None
     return [

@@ -84,6 +84,11 @@ class Gold:
             return f"{self.text} + {k + 1}"
         return None
 
+    def as_text(self) -> Gold:
+        """The gold of a short-answer (``qa``) row: a number stays a number, anything else is text, not
+        a formula ("Washington, D.C." is no list to reorder, "Paris" no expression to add 1 to)."""
+        return self if self.kind in ("number", "letter") else Gold(self.text, "other")
+
     @property
     def exact(self) -> bool:
         """A value written exactly (an integer or a fraction), not a decimal that may be rounded."""

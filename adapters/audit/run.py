@@ -154,6 +154,8 @@ def _audit_row(row: Row, traits: Traits, fields: Mapping[str, str] | None, refer
                  if (g := choice_gold(probe_sample.get(choices), probe_sample.get(answer))) is not None), None)
     gold = gold or next((Gold.read(value) for name in traits.answer_fields
                          if (value := probe_sample.get(name)) is not None and str(value).strip()), None)
+    if gold is not None and "qa" in traits.kinds and not traits.has_math:
+        gold = gold.as_text()
     reference = data.get(reference_field)
     if not isinstance(reference, str) or not reference.strip():
         reference = None if gold is None else f"The answer is \\boxed{{{gold.text}}}."

@@ -130,3 +130,55 @@ def test_linear_on_long_input():
     start = time.perf_counter()
     final_answer(text)
     assert time.perf_counter() - start < 5  # a guard against a quadratic blow-up, far above the real cost
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "\\boxed{\\phantom{B}}",
+        "\\boxed{\\hphantom{B}}",
+        "The answer is \\boxed{{\\color{white}B}}.",
+        "I could not finish.\n% \\boxed{B}",
+        "I could not finish. \\iffalse \\boxed{B} \\fi",
+        "I could not finish.\n```\nprint(r'\\boxed{B}')\n```",
+        "<!-- \\boxed{B} -->",
+        "\\textcolor{white}{\\boxed{B}}",
+    ],
+)
+def test_what_a_reader_never_sees_is_not_read(completion):
+    found = final_answer(completion)
+    assert found is None or all("B" not in text for text in found.texts), found
+
+
+def test_visible_colour_is_dress():
+    assert plain("\\color{blue}{2}") == "2"
+
+
+@pytest.mark.parametrize(
+    ("completion", "offered"),
+    [
+        ("The answer is \\boxed{B}. Also, x = A works.", "A"),
+        ("\\boxed{B}\\ \\text{(or A)}", "A"),
+        ("Answer: B. But it could also be A.", "A"),
+        ("Answer: 2. On second thought, the right value is 3.", "3"),
+        ("\\boxed{B}. A is also correct.", "A"),
+    ],
+)
+def test_offers_after_the_answer_are_statements(completion, offered):
+    found = final_answer(completion)
+    assert found is not None and offered in [s.text for s in found.statements if s.form == "offer"], found
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "So it could be anything, for example 2.",
+        "Therefore, 2 is wrong.",
+        "Answer: I am not sure it is 2.",
+        "Answer: maybe B",
+        "The answer might be B.",
+        "The answer is \\boxed{William Shakespeare",
+    ],
+)
+def test_doubt_guesses_and_unclosed_answers_are_not_statements(completion):
+    assert final_answer(completion) is None
