@@ -97,6 +97,12 @@ _DOUBT = re.compile(
     re.IGNORECASE,
 )
 _BARE_DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|probably|either)\b", re.IGNORECASE)
+# "The answer is B, but that is wrong": the phrase's own sentence takes it back.
+_TAKEN_BACK = re.compile(
+    r"\b(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:clearly\s+|definitely\s+|actually\s+|probably\s+)?"
+    r"(?:wrong|incorrect|false|a\s+mistake|not\s+(?:right|correct))\b",
+    re.IGNORECASE,
+)
 _ASKED_AFTER = re.compile(r"[^\n.!?]{0,30}?\?")
 _RETRACTED_AFTER = re.compile(
     r"[\s$)}*_.,;:]*(?:but|however|no|wait|oops|actually)?[\s,.!]*(?:(?:that|this|it)(?:'s|\s+is|\s+was)\s+|is\s+)"
@@ -266,7 +272,7 @@ def _committed(text: str, start: int, end: int, span: str, value_first: bool) ->
     """Not denied (before a value-first statement, or at the head of a phrase's span), not asked, not taken back."""
     if value_first and _DENIED_BEFORE.search(text[max(0, start - 30) : start]):
         return False
-    if _DENIED_START.match(span) or _DOUBT.search(span):
+    if _DENIED_START.match(span) or _DOUBT.search(span) or _TAKEN_BACK.search(span):
         return False
     after = text[end : end + 120]
     return not (_ASKED_AFTER.match(after) or _RETRACTED_AFTER.match(after))

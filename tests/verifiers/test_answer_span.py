@@ -182,3 +182,15 @@ def test_offers_after_the_answer_are_statements(completion, offered):
 )
 def test_doubt_guesses_and_unclosed_answers_are_not_statements(completion):
     assert final_answer(completion) is None
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "The answer is (B), but that is wrong.",
+        "Answer: B - no wait, that's incorrect",
+        "So the answer is (B)? I cannot tell.",
+    ],
+)
+def test_a_phrase_taken_back_or_asked_in_its_own_sentence_is_not_a_statement(completion):
+    assert final_answer(completion) is None
