@@ -67,12 +67,12 @@ _PHRASE = re.compile(
     r"|\bmy\s+(?:final\s+)?answer\s+is\b|(?:^|(?<=[.!?]\s)|\bmy\s+(?:final\s+)?)[ \t>#*_]*answer[*_ \t]{0,6}:)",
     re.IGNORECASE | re.MULTILINE,
 )
-# A sentence ends at a line end, or at . ! ? followed by a space or the end, except after a lone
-# capital or a common abbreviation ("U.S. Army", "St. Louis", "Dr. Who").
-_SENTENCE_END = re.compile(
-    r"\n|[!?](?=\s|$)|(?<![\s.][A-Z])(?<!\bSt)(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bvs)"
-    r"(?<!\bNo)\.(?=\s|$)"
-)
+# A sentence ends at a line end, or at . ! ? followed by a space or the end; a full stop does not
+# end one after a common abbreviation ("St. Louis", "Dr. Who"), inside one ("U.S. Army") or after
+# a name's initial ("John F. Kennedy"). A lone capital after anything else ends it: "The answer is
+# B. A is wrong." states B.
+_SENTENCE_END = re.compile(r"\n|[!?](?=\s|$)|\.(?=\s|$)")
+_NOT_AN_END = re.compile(r"(?:\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Mt|vs|etc|Inc|Ltd|Co)|\.[A-Z]|\b[A-Z][a-z]+\s+[A-Z])$")
 # A reason or aside after the answer is not part of it: "B, because ...", "Paris (since ...)".
 _REASON = re.compile(
     r"[,;]?\s+(?:because|since|as\s+(?:it|this|the)|which\s+(?:is|was)|given\s+that|due\s+to)\b"
@@ -236,8 +236,10 @@ def boxes(text: str) -> list[tuple[int, int, str]]:
 
 def sentence(window: str) -> str:
     """The first sentence of ``window`` (up to a line end or a full stop)."""
-    end = _SENTENCE_END.search(window)
-    return window[: end.start()] if end else window
+    for end in _SENTENCE_END.finditer(window):
+        if end.group(0) != "." or not _NOT_AN_END.search(window, max(0, end.start() - 20), end.start()):
+            return window[: end.start()]
+    return window
 
 
 def plain(span: str) -> str:

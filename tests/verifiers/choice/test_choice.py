@@ -91,7 +91,9 @@ def test_another_option_is_wrong(completion):
         "The answer is B and C.",
         "\\boxed{\\text{(B) or C}}",
         "<answer>B</answer> Actually, C.",
-        "The answer is London or Berlin.", "(B) Paris", "The answer is B: Berlin.",
+        "The answer is London or Berlin.",
+        "(B) Paris",
+        "The answer is B: Berlin.",
         "A maybe B",
         "The answer is A perhaps B.",
         "B, though A could be too",
@@ -101,6 +103,13 @@ def test_several_options_are_a_hedge(completion):
     verdict = judge(completion)
     assert (verdict.score, verdict.correct) == (0.0, False), completion
     assert "hedge" in verdict.feedback or verdict.status == "no_answer", verdict.feedback
+
+
+def test_a_sentence_after_the_answer_is_not_part_of_it_but_an_offer_in_it_is():
+    assert judge("The answer is B. A is wrong because Paris is in France.").score == 1.0
+    assert judge("Answer: B. C and D are cities elsewhere.").score == 1.0
+    verdict = judge("The answer is B. A or C might work too.")
+    assert verdict.score == 0.0 and "hedge" in verdict.feedback
 
 
 def test_every_option_says_so():

@@ -103,6 +103,12 @@ def test_triviaqa_aliases_and_plain_lists():
     assert judge("\\boxed{1066}", answer=[1066, "1066 AD"]).score == 1.0
 
 
+def test_names_with_initials_and_abbreviations_are_read_whole():
+    assert judge("Answer: John F. Kennedy. He was the 35th president.", answer="John F. Kennedy").score == 1.0
+    assert judge("The answer is St. Louis.", answer="St. Louis").score == 1.0
+    assert judge("The answer is no. The reason is simple.", answer="no").score == 1.0
+
+
 def test_aliases_written_as_lists_are_not_refused():
     assert judge("The answer is Washington, D.C.", answer="Washington, D.C.").score == 1.0
     assert judge("The answer is Simon and Garfunkel.", answer=["Simon & Garfunkel", "Simon and Garfunkel"]).score == 1.0
