@@ -22,7 +22,7 @@ _HEAD = re.compile(
     r"([(\[]?)\s*([A-Za-z]|\d{1,2})\s*([)\]]?)(?=$|[\s:,;)\-–—]|\.(?!\w))",
     re.IGNORECASE,
 )
-_TOKEN = re.compile(r"(?<![\w'’&./-])([(\[]?)([A-Z]|\d{1,2})([)\]]?)(?![\w'’&/-]|\.\w)")
+_TOKEN = re.compile(r"(?<![\w'’&./-])([(\[]?)([A-Za-z]|\d{1,2})([)\]]?)(?![\w'’&/-]|\.\w)")
 _DENIED = re.compile(
     r"(?:\b(?:not|never|neither|nor|except|excluding|rather\s+than|instead\s+of|other\s+than|"
     r"but\s+not)|n't)(?:\s+(?:option|choice|answer|be))?[\s*_(\[\"']*$",
@@ -114,7 +114,8 @@ def _article(text: str, start: int, end: int, dressed: bool, options: Options) -
 
 
 def _tokens(text: str, options: Options) -> Named:
-    """Every standalone label (and capital letter) in ``text``, named or denied."""
+    """Every standalone label in ``text`` (a capital that is none is an outside letter; a lowercase letter
+    counts only where its capital is a label), named or denied."""
     named: list[str] = []
     denied: list[str] = []
     for token in _TOKEN.finditer(text):
@@ -125,6 +126,10 @@ def _tokens(text: str, options: Options) -> Named:
             continue  # "\\pm (2)", "x + (2)": a term of a formula
         if _article(text, token.start(2), token.end(), bool(opened or closed), options):
             continue
+        if label.islower():  # "b or c": a lowercase label, where it is one ("a" only dressed: "(a)")
+            if label.upper() not in options.labels or (label in "ai" and not (opened or closed)):
+                continue
+            label = label.upper()
         (denied if _DENIED.search(text[max(0, token.start() - 30) : token.start()]) else named).append(label)
     found = Named(denied=frozenset(denied))
     for label in named:

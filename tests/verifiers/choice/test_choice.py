@@ -112,6 +112,15 @@ def test_a_sentence_after_the_answer_is_not_part_of_it_but_an_offer_in_it_is():
     assert verdict.score == 0.0 and "hedge" in verdict.feedback
 
 
+@pytest.mark.parametrize(
+    "completion",
+    ["the answer is b or c", "The answer is (b), maybe (c).", "\\boxed{B}, or maybe c", "answer: (a) or (b)"],
+)
+def test_lowercase_letters_hedge_too(completion):
+    verdict = judge(completion)
+    assert verdict.score == 0.0 and "hedge" in verdict.feedback, verdict.feedback
+
+
 def test_every_option_says_so():
     verdict = judge("The answer is A, B, C, D.")
     assert verdict.score == 0.0 and "every option" in verdict.feedback
