@@ -72,7 +72,11 @@ _PHRASE = re.compile(
 # a name's initial ("John F. Kennedy"). A lone capital after anything else ends it: "The answer is
 # B. A is wrong." states B.
 _SENTENCE_END = re.compile(r"\n|[!?](?=\s|$)|\.(?=\s|$)")
-_NOT_AN_END = re.compile(r"(?:\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Mt|vs|etc|Inc|Ltd|Co)|\.[A-Z]|\b[A-Z][a-z]+\s+[A-Z])$")
+_LONE_CAPITAL = re.compile(r"(?:^|[\s:(])[A-Z]$")
+_NAME_GOES_ON = re.compile(r"\s+(?:[A-Z]\.|[A-Z][a-z]+\s+[A-Z][a-z]+)")
+_NOT_AN_END = re.compile(
+    r"(?:\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Mt|vs|etc|Inc|Ltd|Co)|\.[A-Z]|\b(?!(?:Option|Choice|Answer|Letter|Is|So)\b)[A-Z][a-z]+\s+[A-Z]|\b[A-Z]\.\s+[A-Z])$"
+)
 # A reason or aside after the answer is not part of it: "B, because ...", "Paris (since ...)".
 _REASON = re.compile(
     r"[,;]?\s+(?:because|since|as\s+(?:it|this|the)|which\s+(?:is|was)|given\s+that|due\s+to)\b"
@@ -237,8 +241,15 @@ def boxes(text: str) -> list[tuple[int, int, str]]:
 def sentence(window: str) -> str:
     """The first sentence of ``window`` (up to a line end or a full stop)."""
     for end in _SENTENCE_END.finditer(window):
-        if end.group(0) != "." or not _NOT_AN_END.search(window, max(0, end.start() - 20), end.start()):
+        if end.group(0) != ".":
             return window[: end.start()]
+        if _NOT_AN_END.search(window, max(0, end.start() - 20), end.start()):
+            continue
+        if _LONE_CAPITAL.search(window, max(0, end.start() - 2), end.start()) and _NAME_GOES_ON.match(
+            window, end.end()
+        ):
+            continue  # "F. Scott Fitzgerald", "J. K. Rowling": an initial opening a name
+        return window[: end.start()]
     return window
 
 

@@ -108,6 +108,7 @@ def test_several_options_are_a_hedge(completion):
 def test_a_sentence_after_the_answer_is_not_part_of_it_but_an_offer_in_it_is():
     assert judge("The answer is B. A is wrong because Paris is in France.").score == 1.0
     assert judge("Answer: B. C and D are cities elsewhere.").score == 1.0
+    assert judge("The correct answer is Option B. A is in France.").score == 1.0
     verdict = judge("The answer is B. A or C might work too.")
     assert verdict.score == 0.0 and "hedge" in verdict.feedback
 

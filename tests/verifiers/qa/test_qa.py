@@ -106,6 +106,8 @@ def test_triviaqa_aliases_and_plain_lists():
 def test_names_with_initials_and_abbreviations_are_read_whole():
     assert judge("Answer: John F. Kennedy. He was the 35th president.", answer="John F. Kennedy").score == 1.0
     assert judge("The answer is St. Louis.", answer="St. Louis").score == 1.0
+    assert judge("The answer is F. Scott Fitzgerald.", answer="F. Scott Fitzgerald").score == 1.0
+    assert judge("Answer: J. K. Rowling. She wrote it.", answer="J. K. Rowling").score == 1.0
     assert judge("The answer is no. The reason is simple.", answer="no").score == 1.0
 
 
