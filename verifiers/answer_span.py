@@ -313,15 +313,20 @@ def _found(text: str, forms: set[str]) -> list[tuple[str, Statement, int]]:
     """(form, statement, end) for every committed statement of the forms in ``text``, in order."""
     out: list[tuple[str, Statement, int]] = []
     if "boxed" in forms:
-        for start, end, content in boxes(text):
+        found_boxes = boxes(text)
+        if len(found_boxes) > 4 * MAX_STATEMENTS:  # spam: an overflow, whatever the boxes say
+            out.extend(
+                ("boxed", Statement(f"\0{i}", "boxed", found_boxes[-1][0]), found_boxes[-1][1])
+                for i in range(MAX_STATEMENTS + 1)
+            )
+        for start, end, content in found_boxes[: 4 * MAX_STATEMENTS]:
             if content.strip() and _committed(text, start, end, content, value_first=True):
                 out.append(("boxed", Statement(content.strip(), "boxed", start), end))
     if "phrase" in forms:
         for n, match in enumerate(_PHRASE.finditer(text)):
             if n > 4 * MAX_STATEMENTS:
                 out.extend(
-                    ("phrase", Statement(f"\0{i}", "phrase", match.start()), match.end())
-                    for i in range(MAX_STATEMENTS + 1)
+                    ("phrase", Statement(f"\0{i}", "phrase", len(text)), len(text)) for i in range(MAX_STATEMENTS + 1)
                 )
                 break
             said, end = _phrase_span(text, match.end())
@@ -341,17 +346,26 @@ def final_answer(text: str, forms: Sequence[str] = FORMS) -> FinalAnswer | None:
     tags = answer_tags(region) if "answer_tag" in order else []
     found: list[tuple[str, Statement, int]] = []
     inner_forms = {f for f in order if f in ("boxed", "phrase")}
-    for start, end in tags:
+    if len(tags) > 4 * MAX_STATEMENTS:  # spam: an overflow, whatever the tags say
+        found += [
+            ("answer_tag", Statement(f"\0{i}", "answer_tag", tags[0][0]), tags[0][1]) for i in range(MAX_STATEMENTS + 1)
+        ]
+    for start, end in tags[: 4 * MAX_STATEMENTS]:
         inner = region[start:end]
         nested = _found(inner, inner_forms)
         if nested:
             found += [("answer_tag", Statement(s.text, "answer_tag", start + s.start), start + e) for _, s, e in nested]
-        elif inner.strip() and _committed(region, region.rfind("<", 0, start), end, inner, value_first=True):
-            found.append(("answer_tag", Statement(inner.strip(), "answer_tag", start), end))
-    outside = region
+        elif inner.strip():
+            # The tag's first sentence is its answer ("<answer>B\nBecause A is wrong…</answer>" states B);
+            # what follows it in the tag is read for offers ("<answer>B, or maybe C</answer>").
+            said, said_end = _phrase_span(inner, 0)
+            if said.strip() and _committed(region, region.rfind("<", 0, start), start + said_end, said, True):
+                found.append(("answer_tag", Statement(said.strip(), "answer_tag", start), start + said_end))
+    pieces, cursor = [], 0
     for start, end in tags:  # the tags' contents blanked: what is stated outside them
-        outside = outside[:start] + " " * (end - start) + outside[end:]
-    found += _found(outside, inner_forms)
+        pieces += [region[cursor:start], " " * (end - start)]
+        cursor = end
+    found += _found("".join([*pieces, region[cursor:]]), inner_forms)
     answer = _decide(region, found, order)
     if answer is None and "bare" in order:
         bare = region.strip()
@@ -389,5 +403,7 @@ def _decide(region: str, found: list[tuple[str, Statement, int]], order: Iterabl
     first = min(s.start for form, s, _ in found if form == deciding)
     kept = sorted(((s, e) for form, s, e in found if form == deciding or s.start > first), key=lambda k: k[0].start)
     statements = [s for s, _ in kept]
+    if len(statements) > MAX_STATEMENTS:
+        return FinalAnswer(tuple(statements[: MAX_STATEMENTS + 1]), deciding)  # an overflow, read no further
     statements += [Statement(offered, "offer", e) for _, e in kept for offered in offers(region, e)]
     return FinalAnswer(tuple(statements), deciding)

@@ -194,3 +194,22 @@ def test_doubt_guesses_and_unclosed_answers_are_not_statements(completion):
 )
 def test_a_phrase_taken_back_or_asked_in_its_own_sentence_is_not_a_statement(completion):
     assert final_answer(completion) is None
+
+
+@pytest.mark.parametrize("unit", ["<answer>B</answer>", "\\boxed{B}", "<answer></answer>"])
+def test_spam_past_the_reading_limit_overflows_instead_of_hiding_the_last_statement(unit):
+    found = final_answer(unit * 200 + "<answer>C</answer>\\boxed{D}")
+    assert found is not None and (found.overflow or {"C", "D"} <= set(found.texts))
+    spam_after = final_answer("<answer>C</answer>" + "\\boxed{C}" * 200 + "\\boxed{D}")
+    assert spam_after is not None and spam_after.overflow
+    phrases_after = final_answer("<answer>C</answer>" + "The answer is C. " * 200 + "The answer is D.")
+    assert phrases_after is not None and phrases_after.overflow
+
+
+def test_spam_is_read_in_linear_time():
+    import time
+
+    start = time.perf_counter()
+    for text in ("<answer>x</answer>" * 20_000, "\\boxed{x}" * 20_000, "The answer is x. " * 20_000):
+        final_answer(text)
+    assert time.perf_counter() - start < 5  # a guard against a quadratic blow-up, far above the real cost
