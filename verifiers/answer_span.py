@@ -119,6 +119,11 @@ _OFFER = re.compile(
     r"|actually|on\s+second\s+thought|(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)\b[\s,:]*",
     re.IGNORECASE,
 )
+# A second answer written right after the first as a token of its own: "B\nC", "B... C", "B – D", "B/C".
+_TRAILING_TOKEN = re.compile(
+    r"[\s$}*_]*(?:</answer\s*>)?[\s.…,;:!?/|&+=>~–—-]+[(\[]?([A-Za-z0-9]{1,2})[)\]]?[\s*_]*(?:[.!?,;)]|</answer|$)",
+    re.IGNORECASE,
+)
 # What introduces an offered value: "or maybe the right value is 3", "actually, the answer is C".
 _RESTATED = re.compile(
     r"^\s*(?:the\s+)?(?:right|correct|real|actual|true|final)?\s*(?:value|answer|option|choice|result)\s+"
@@ -306,6 +311,9 @@ def offers(text: str, end: int) -> list[str]:
         if offered:
             found.append(offered)
     found += [value for m in _ALSO.finditer(window) if (value := plain(m.group(1) or m.group(2) or ""))]
+    tail = _TRAILING_TOKEN.match(text, end, end + _OFFER_WINDOW)
+    if tail:
+        found.append(tail.group(1))
     return found
 
 

@@ -92,7 +92,7 @@ def _restates(rest: str, own: str) -> bool:
     """Whether what follows a label is that option's text, whole or cut short ("C: vitamin D" for
     "Vitamin D deficiency"), and nothing else."""
     key = squash(rest)
-    return bool(key) and key in squash(own)
+    return len(key) >= 3 and re.search(rf"(?<!\w){re.escape(key)}(?!\w)", squash(own)) is not None
 
 
 def _as_named(label: str, options: Options) -> Named:

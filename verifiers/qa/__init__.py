@@ -36,13 +36,20 @@ from rewardsmith.verifiers.qa.normalize import exact_match, f1, normalize
 from rewardsmith.verifiers.registry import register
 
 _SHOWN = 80
-# What separates candidates in a list: "Paris, London or Berlin", "Paris / London", "Paris and London".
+# What separates candidates in a list: "Paris, London or Berlin", "Paris / London", "Paris and London",
+# "Paris vs Lyon", "Paris (possibly Lyon)", "Paris – Lyon". Only an answer that matches no alias exactly
+# is refused, so this matters under F1, where it would otherwise earn partial credit for each candidate.
 _SEPARATORS = {
     "comma": re.compile(r","),
     "semicolon": re.compile(r";"),
     "slash": re.compile(r"/|\|"),
-    "or": re.compile(r"\b(?:or|nor|either)\b", re.IGNORECASE),
-    "and": re.compile(r"\band\b|&", re.IGNORECASE),
+    "or": re.compile(r"\b(?:or|nor|either|else|otherwise|alternatively|unless|if\s+not)\b", re.IGNORECASE),
+    "and": re.compile(r"\b(?:and|plus|as\s+well\s+as|but\s+also|together\s+with)\b|[&+]", re.IGNORECASE),
+    "versus": re.compile(r"\b(?:vs|versus|then|though|although|maybe|perhaps|possibly|probably)\b", re.IGNORECASE),
+    "dash": re.compile(r"\s[-–—]+\s|[–—]|->|=>|\.\.\.|…|\n|\.\s"),
+    "brackets": re.compile(r"[()\[\]{}]"),
+    "question": re.compile(r"\?"),
+    "colon": re.compile(r":"),
 }
 
 
@@ -75,7 +82,9 @@ class QAVerifier(Verifier):
         10, "an answer with more words (after normalisation) than this or the longest alias scores 0; 0: no cap"
     )
     refuse_lists: bool = option(
-        True, "an answer listing candidates (',', ';', '/', 'or', 'and') scores 0 unless an alias is written so"
+        True,
+        "an answer listing candidates (',', ';', '/', 'or', 'and', 'vs', brackets, ...) scores 0 unless an alias "
+        "is written so",
     )
 
     def _verify(self, sample: Sample) -> Verdict:

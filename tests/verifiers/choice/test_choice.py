@@ -298,3 +298,60 @@ def test_the_example_rows_score_as_they_say():
         assert (verdict.score, verdict.status) == expected[row["expect"]], (row["id"], verdict.feedback)
         assert row["expect"] != "hedge" or "hedge" in verdict.feedback
     assert {row["expect"] for row in rows} == {"right", "wrong", "hedge", "no_answer"}
+
+
+HEDGES = [
+    "{g} or {x}",
+    "{x} or {g}",
+    "{g}/{x}",
+    "{g} and {x}",
+    "{g}, {x}",
+    "{g} & {x}",
+    "{g} vs {x}",
+    "{g} | {x}",
+    "({g}) ({x})",
+    "{g} then {x}",
+    "either {g} or {x}",
+    "{g} (possibly {x})",
+    "{g}; {x}",
+    "{g} – {x}",
+    "{g}... {x}",
+    "{g} -> {x}",
+    "{g} + {x}",
+    "{g}\n{x}",
+    "{g},{x}",
+    "[{g}, {x}]",
+    "{g} (or {x})",
+    "{g} if not {x}",
+    "{g}, alternatively {x}",
+    "{g}. Or {x}.",
+    "{g} but also {x}",
+    "{g} as well as {x}",
+    "{g}-{x}",
+    "{g}:{x}",
+    "option {g} or option {x}",
+    "{g} and/or {x}",
+    "{g}, though {x} is also plausible",
+    "both {g} and {x}",
+    "{g}\n\n{x}",
+    "{g} (maybe {x})",
+    "{g}, perhaps {x}",
+    "{g}. {x}.",
+]
+WRAPPERS = [
+    "The answer is {}.",
+    "Answer: {}",
+    "\\boxed{{{}}}",
+    "<answer>{}</answer>",
+    "{}",
+    "**Final Answer:** {}",
+    "The correct option is {}",
+]
+
+
+@pytest.mark.parametrize("hedge", HEDGES)
+def test_the_gold_beside_another_letter_never_pays_in_any_wrapper(hedge):
+    for wrapper in WRAPPERS:
+        for other in "ACD":
+            completion = wrapper.format(hedge.format(g="B", x=other))
+            assert judge(completion).score == 0.0, completion
