@@ -36,8 +36,10 @@ KINDS: dict[str, tuple[str, bool]] = {
     "Answer: G": ("Answer: {g}", True),
     "bare letter": ("{g}", True),
     "option text": ("The answer is {t}.", True),
-    "worked then answer": ("Option {x} fails the second condition, and only one option fits both.\n"
-                           "The answer is ({g}).", True),
+    "worked then answer": (
+        "Option {x} fails the second condition, and only one option fits both.\nThe answer is ({g}).",
+        True,
+    ),
     "another letter": ("The answer is ({x}).", False),
     "outside letter": ("The answer is (E).", False),
     "G or X": ("The answer is ({g}) or ({x}).", False),
@@ -79,8 +81,9 @@ def reference(data: list[tuple[str, dict, bool]]) -> list[bool]:
     extract = RegexFilter(regex_pattern=r"answer is \(?([ABCDEFGHIJ])\)?", group_select=0)
     responses = [[row["completion"]] for _, row, _ in data]
     extracted = extract.apply(responses, [row for _, row, _ in data])
-    return [found[0].strip().upper() == LETTERS[row["answer"]] for found, (_, row, _) in zip(extracted, data,
-                                                                                             strict=True)]
+    return [
+        found[0].strip().upper() == LETTERS[row["answer"]] for found, (_, row, _) in zip(extracted, data, strict=True)
+    ]
 
 
 def timed(fn, data):
@@ -100,8 +103,10 @@ def main() -> None:
     theirs, t_theirs = timed(reference, data)
     n = len(data)
     print(f"{n} rows ({args.questions} questions x {len(KINDS)} kinds)")
-    print(f"rows/s: choice {n / t_mine:,.0f}, lm-eval regex filter {n / t_theirs:,.0f} (ratio {t_mine / t_theirs:.1f}x "
-          "slower: it reads every form, every statement and the options)")
+    print(
+        f"rows/s: choice {n / t_mine:,.0f}, lm-eval regex filter {n / t_theirs:,.0f} (ratio {t_mine / t_theirs:.1f}x "
+        "slower: it reads every form, every statement and the options)"
+    )
     paid_mine, paid_ref, total = Counter(), Counter(), Counter()
     for (kind, _, _), a, b in zip(data, mine, theirs, strict=True):
         total[kind] += 1
@@ -110,8 +115,10 @@ def main() -> None:
     agree = sum(a == b for a, b in zip(mine, theirs, strict=True))
     right_mine = sum(a == truth for a, (_, _, truth) in zip(mine, data, strict=True))
     right_ref = sum(b == truth for b, (_, _, truth) in zip(theirs, data, strict=True))
-    print(f"agreement: {agree}/{n} ({100 * agree / n:.1f}%); right by construction: choice {right_mine}/{n}, "
-          f"reference {right_ref}/{n}")
+    print(
+        f"agreement: {agree}/{n} ({100 * agree / n:.1f}%); right by construction: choice {right_mine}/{n}, "
+        f"reference {right_ref}/{n}"
+    )
     print(f"{'kind':<20} {'truth':<6} {'choice paid':>11} {'reference paid':>15}  where they differ, who is right")
     for kind, (_, truth) in KINDS.items():
         a, b, t = paid_mine[kind], paid_ref[kind], total[kind]

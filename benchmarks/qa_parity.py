@@ -26,16 +26,46 @@ import time
 
 # question id -> gold aliases (our own; shapes SQuAD and TriviaQA rows carry)
 GOLDS: list[list[str]] = [
-    ["Paris", "City of Paris"], ["1066"], ["William Shakespeare", "Shakespeare"], ["the Beatles", "Beatles"],
-    ["Washington, D.C.", "Washington DC"], ["Iron", "Fe"], ["Mount Everest", "Everest"], ["H2O", "water"],
-    ["Albert Einstein", "Einstein"], ["the Pacific Ocean", "Pacific"], ["an apple"], ["A Tale of Two Cities"],
-    ["U.S.A.", "United States", "USA"], ["Rock 'n' Roll", "rock and roll"], ["42"], ["3.14", "pi"],
-    ["New York City", "NYC", "New York"], ["the Nile", "Nile River"], ["Marie Curie"], ["photosynthesis"],
-    ["World War II", "WWII", "the Second World War"], ["Jupiter"], ["1,000", "one thousand"],
-    ["St. Louis", "Saint Louis"], ["Leonardo da Vinci", "da Vinci"], ["oxygen"], ["The Great Gatsby"],
-    ["Tokyo"], ["twenty-one", "21"], ["Mercury"], ["the Amazon rainforest", "Amazon"], ["Mozart"],
-    ["Dr. Seuss", "Theodor Geisel"], ["the Renaissance"], ["Canberra"], ["blue whale"], ["Abraham Lincoln"],
-    ["E = mc^2", "E=mc2"], ["the"], ["a"],
+    ["Paris", "City of Paris"],
+    ["1066"],
+    ["William Shakespeare", "Shakespeare"],
+    ["the Beatles", "Beatles"],
+    ["Washington, D.C.", "Washington DC"],
+    ["Iron", "Fe"],
+    ["Mount Everest", "Everest"],
+    ["H2O", "water"],
+    ["Albert Einstein", "Einstein"],
+    ["the Pacific Ocean", "Pacific"],
+    ["an apple"],
+    ["A Tale of Two Cities"],
+    ["U.S.A.", "United States", "USA"],
+    ["Rock 'n' Roll", "rock and roll"],
+    ["42"],
+    ["3.14", "pi"],
+    ["New York City", "NYC", "New York"],
+    ["the Nile", "Nile River"],
+    ["Marie Curie"],
+    ["photosynthesis"],
+    ["World War II", "WWII", "the Second World War"],
+    ["Jupiter"],
+    ["1,000", "one thousand"],
+    ["St. Louis", "Saint Louis"],
+    ["Leonardo da Vinci", "da Vinci"],
+    ["oxygen"],
+    ["The Great Gatsby"],
+    ["Tokyo"],
+    ["twenty-one", "21"],
+    ["Mercury"],
+    ["the Amazon rainforest", "Amazon"],
+    ["Mozart"],
+    ["Dr. Seuss", "Theodor Geisel"],
+    ["the Renaissance"],
+    ["Canberra"],
+    ["blue whale"],
+    ["Abraham Lincoln"],
+    ["E = mc^2", "E=mc2"],
+    ["the"],
+    ["a"],
 ]
 
 
@@ -43,10 +73,20 @@ def predictions(aliases: list[str], other: str, rng: random.Random) -> list[tupl
     """(kind, prediction) for one question: exact, case, articles, punctuation, partial, wrong, empty."""
     gold = rng.choice(aliases)
     words = gold.split()
-    made = [("exact", gold), ("upper", gold.upper()), ("lower", gold.lower()), ("article", f"The {gold}"),
-            ("an article", f"an {gold}"), ("punctuation around", f"'{gold}'!"), ("spaces", f"  {'   '.join(words)} "),
-            ("punctuation inside", gold.replace(" ", "-")), ("one word more", f"{gold} city"),
-            ("wrong", other), ("empty", ""), ("punctuation only", "?!")]
+    made = [
+        ("exact", gold),
+        ("upper", gold.upper()),
+        ("lower", gold.lower()),
+        ("article", f"The {gold}"),
+        ("an article", f"an {gold}"),
+        ("punctuation around", f"'{gold}'!"),
+        ("spaces", f"  {'   '.join(words)} "),
+        ("punctuation inside", gold.replace(" ", "-")),
+        ("one word more", f"{gold} city"),
+        ("wrong", other),
+        ("empty", ""),
+        ("punctuation only", "?!"),
+    ]
     if len(words) > 1:
         made.append(("cut short", words[0]))
         made.append(("last word", words[-1]))
@@ -84,16 +124,23 @@ def reference(data: list[tuple[str, str, list[str]]]) -> list[tuple[float, float
         _metric_max_over_ground_truths,
     )
 
-    return [(float(_metric_max_over_ground_truths(_compute_exact_match_score, p, golds)),
-             float(_metric_max_over_ground_truths(_compute_f1_score, p, golds))) for _, p, golds in data]
+    return [
+        (
+            float(_metric_max_over_ground_truths(_compute_exact_match_score, p, golds)),
+            float(_metric_max_over_ground_truths(_compute_f1_score, p, golds)),
+        )
+        for _, p, golds in data
+    ]
 
 
 def reference_aggregate(data: list[tuple[str, str, list[str]]]) -> dict[str, float]:
     from torchmetrics.functional.text.squad import squad
 
     preds = [{"prediction_text": p, "id": str(i)} for i, (_, p, _) in enumerate(data)]
-    target = [{"answers": {"text": golds, "answer_start": [0] * len(golds)}, "id": str(i)}
-              for i, (_, _, golds) in enumerate(data)]
+    target = [
+        {"answers": {"text": golds, "answer_start": [0] * len(golds)}, "id": str(i)}
+        for i, (_, _, golds) in enumerate(data)
+    ]
     return {k: float(v) for k, v in squad(preds, target).items()}
 
 
@@ -103,8 +150,11 @@ def v11_says(prediction: str, golds: list[str]) -> str:
     from rewardsmith.verifiers.qa.normalize import tokens
 
     both_empty = not tokens(prediction) and any(not tokens(g) for g in golds)
-    return "ours (v1.1: no shared token is F1 0; torchmetrics applies v2.0's empty-answer rule)" if both_empty \
+    return (
+        "ours (v1.1: no shared token is F1 0; torchmetrics applies v2.0's empty-answer rule)"
+        if both_empty
         else "unexplained: check by hand"
+    )
 
 
 def timed(fn, repeat: int) -> tuple[object, float]:
@@ -125,8 +175,9 @@ def main() -> None:
     f1_scores = verifier_scores(data, "f1")
     print(f"{len(data)} rows ({len(GOLDS)} questions, {len(data) // len(GOLDS)} predictions each on average)")
     disagreements = []
-    for (kind, pred, golds), (em, f1), (ref_em, ref_f1), v_em, v_f1 in zip(data, mine, theirs, em_scores, f1_scores,
-                                                                           strict=True):
+    for (kind, pred, golds), (em, f1), (ref_em, ref_f1), v_em, v_f1 in zip(
+        data, mine, theirs, em_scores, f1_scores, strict=True
+    ):
         if abs(em - ref_em) > 1e-9 or abs(f1 - ref_f1) > 1e-6:
             disagreements.append((kind, pred, golds, em, ref_em, f1, ref_f1))
         if v_em is not None and (abs(v_em - em) > 1e-9 or abs(v_f1 - f1) > 1e-6):
@@ -134,17 +185,25 @@ def main() -> None:
     agree = len(data) - len(disagreements)
     print(f"agreement, EM and F1, ours vs torchmetrics per row: {agree}/{len(data)} ({100 * agree / len(data):.1f}%)")
     for kind, pred, golds, em, ref_em, f1, ref_f1 in disagreements:
-        print(f"  differs [{kind}] prediction {pred!r} golds {golds}: EM ours {em:g} / ref {ref_em:g}, "
-              f"F1 ours {f1:.3f} / ref {ref_f1:.3f}; right: {v11_says(pred, golds)}")
+        print(
+            f"  differs [{kind}] prediction {pred!r} golds {golds}: EM ours {em:g} / ref {ref_em:g}, "
+            f"F1 ours {f1:.3f} / ref {ref_f1:.3f}; right: {v11_says(pred, golds)}"
+        )
     stated = sum(s is not None for s in em_scores)
-    print(f"the qa verifier end to end (EM and F1) equals the metric on all {stated} rows it scores; the other "
-          f"{len(data) - stated} are no_answer (an empty answer) or invalid_input (a gold empty once normalised)")
+    print(
+        f"the qa verifier end to end (EM and F1) equals the metric on all {stated} rows it scores; the other "
+        f"{len(data) - stated} are no_answer (an empty answer) or invalid_input (a gold empty once normalised)"
+    )
     aggregate = reference_aggregate(data)
     n = len(data)
-    print(f"aggregate: ours EM {100 * sum(e for e, _ in mine) / n:.2f} F1 {100 * sum(f for _, f in mine) / n:.2f}; "
-          f"torchmetrics squad() EM {aggregate['exact_match']:.2f} F1 {aggregate['f1']:.2f}")
-    print(f"rows/s: ours (metric) {n / t_mine:,.0f}, torchmetrics (per-row functions) {n / t_theirs:,.0f} "
-          f"(ratio {t_theirs / t_mine:.1f}x); qa verifier end to end {n / t_em:,.0f}")
+    print(
+        f"aggregate: ours EM {100 * sum(e for e, _ in mine) / n:.2f} F1 {100 * sum(f for _, f in mine) / n:.2f}; "
+        f"torchmetrics squad() EM {aggregate['exact_match']:.2f} F1 {aggregate['f1']:.2f}"
+    )
+    print(
+        f"rows/s: ours (metric) {n / t_mine:,.0f}, torchmetrics (per-row functions) {n / t_theirs:,.0f} "
+        f"(ratio {t_theirs / t_mine:.1f}x); qa verifier end to end {n / t_em:,.0f}"
+    )
 
 
 if __name__ == "__main__":

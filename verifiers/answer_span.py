@@ -12,8 +12,9 @@ comment, a code block, ``\\iffalse … \\fi``, a ``%`` comment line, a ``\\phant
 
 **Which form** (:data:`FORMS`; a spec's ``answer_from`` lists those it reads, strongest first):
 
-* ``answer_tag``: the content of each closed ``<answer>…</answer>``; a box or an answer
-  phrase inside a tag is read instead of the whole tag (``<answer>The answer is B.</answer>``).
+* ``answer_tag``: the first sentence of each closed ``<answer>…</answer>`` (the rest of the tag
+  is read for offers, below); a box or an answer phrase inside a tag is read instead
+  (``<answer>The answer is B.</answer>``).
 * ``boxed``: the content of each outermost ``\\boxed{…}`` / ``\\fbox{…}``.
 * ``phrase``: the sentence after "The (final/correct) answer is", "Final answer:", "Answer:" (at
   the start of a line or sentence), "The correct option/choice is".
@@ -24,9 +25,10 @@ comment, a code block, ``\\iffalse … \\fi``, a ``%`` comment line, a ``\\phant
 *every* statement of it (so a hedge, ``\\boxed{A} … \\boxed{B}``, is visible to the family),
 plus every statement of a weaker listed form that comes after the first deciding one (a box
 after the answer tag restates it or hedges), plus what a cue right after a statement offers in
-its place ("\\boxed{B}, or maybe C"; :func:`offers`). Statements before the first deciding
-one are working, superseded. A statement that is denied ("not \\boxed{B}", "The answer is not
-B"), asked ("The answer is B?") or taken back ("\\boxed{B}, but that is wrong") is not one.
+its place ("\\boxed{B}, or maybe C", "B. Also, x = C works.", a lone "B\\nC"; :func:`offers`).
+Statements before the first deciding one are working, superseded. A statement that is denied
+("not \\boxed{B}", "The answer is not B"), asked ("The answer is B?"), taken back ("\\boxed{B},
+but that is wrong") or doubted ("Answer: maybe B", "it might be B") is not one.
 More than :data:`MAX_STATEMENTS` statements is an overflow: the families score it 0 unread.
 
 Linear in the completion's length: braces are matched in one pass, phrases read a bounded window.
