@@ -41,6 +41,8 @@ BUILTINS: dict[str, str] = {
     "math": "math",
     "code": "code",
     "judge": "judge",
+    "choice": "choice",
+    "qa": "qa",
     "brier": "calibration.brier",
     "tool_call": "tool_call",
     "format": "format",

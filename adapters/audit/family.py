@@ -109,8 +109,10 @@ def all_families() -> dict[str, Family]:
     """Every registered family, its modules imported (the registry fills on import)."""
     from rewardsmith.adapters.audit import (  # noqa: F401
         families_answer,
+        families_choice,
         families_code,
         families_judge,
+        families_qa,
         families_tool_call,
     )
 

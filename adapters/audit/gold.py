@@ -9,8 +9,10 @@ containing infinity) gets no wrong value, and the families that need one skip th
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from rewardsmith.verifiers.math.extract import extract_gold
 
@@ -41,6 +43,11 @@ class Gold:
     def read(cls, raw: object) -> Gold | None:
         if raw is None:
             return None
+        if isinstance(raw, Mapping | list | tuple):  # a QA row's aliases (SQuAD, TriviaQA, a list): the first
+            from rewardsmith.verifiers.qa.golds import read_aliases
+
+            aliases = read_aliases(raw)
+            return None if isinstance(aliases, str) else cls.read(aliases[0])
         text = extract_gold(str(raw)).strip()
         if not text:
             return None
@@ -77,10 +84,27 @@ class Gold:
             return f"{self.text} + {k + 1}"
         return None
 
+    def as_text(self) -> Gold:
+        """The gold of a short-answer (``qa``) row: a number stays a number, anything else is text, not
+        a formula ("Washington, D.C." is no list to reorder, "Paris" no expression to add 1 to)."""
+        return self if self.kind in ("number", "letter") else Gold(self.text, "other")
+
     @property
     def exact(self) -> bool:
         """A value written exactly (an integer or a fraction), not a decimal that may be rounded."""
         return self.value is not None and "." not in self.text
+
+
+def choice_gold(options: Any, answer: Any) -> Gold | None:
+    """The label of the option a multiple-choice row's gold names (an index, a label or an option's
+    text: ``choice``'s own reading of the row), as a gold; None when the row has no readable pair."""
+    from rewardsmith.verifiers.choice.row import read_gold, read_options
+
+    read = read_options(options)
+    index = None if isinstance(read, str) else read_gold(answer, read)
+    if isinstance(read, str) or not isinstance(index, int):
+        return None
+    return Gold.read(read.labels[index])
 
 
 def number_value(text: str) -> Fraction | None:

@@ -15,7 +15,7 @@ from itertools import islice
 from typing import Any
 
 from rewardsmith.adapters.audit.family import AuditRow, Family, Probe, select
-from rewardsmith.adapters.audit.gold import Gold
+from rewardsmith.adapters.audit.gold import Gold, choice_gold
 from rewardsmith.adapters.audit.traits import Traits
 from rewardsmith.adapters.fields import map_fields
 from rewardsmith.adapters.scoring.rows import Row
@@ -150,8 +150,12 @@ def _audit_row(row: Row, traits: Traits, fields: Mapping[str, str] | None, refer
     prompt = data.get("prompt", "")
     extra = {k: v for k, v in data.items() if k not in ("prompt", "completion")}
     probe_sample = Sample(prompt=prompt, fields=extra)
-    gold = next((Gold.read(value) for name in traits.answer_fields
-                 if (value := probe_sample.get(name)) is not None and str(value).strip()), None)
+    gold = next((g for choices, answer, _ in traits.choice_parts  # a choice row's gold is the label of its option
+                 if (g := choice_gold(probe_sample.get(choices), probe_sample.get(answer))) is not None), None)
+    gold = gold or next((Gold.read(value) for name in traits.answer_fields
+                         if (value := probe_sample.get(name)) is not None and str(value).strip()), None)
+    if gold is not None and "qa" in traits.kinds and not traits.has_math:
+        gold = gold.as_text()
     reference = data.get(reference_field)
     if not isinstance(reference, str) or not reference.strip():
         reference = None if gold is None else f"The answer is \\boxed{{{gold.text}}}."

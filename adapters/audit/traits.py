@@ -40,6 +40,8 @@ class Traits:
     methods_all: frozenset[str]  # extraction methods every math part uses
     format_tags: tuple[tuple[str, ...], ...]  # the tags of each format part
     call_formats: frozenset[str] = frozenset()  # the ``format`` of each tool_call part (auto, openai, hermes, python)
+    # (choices_field, answer_field, accept_text) of each choice part: where a row's options and gold are
+    choice_parts: tuple[tuple[str, str, bool], ...] = ()
 
     @classmethod
     def of(cls, verifier: Verifier) -> Traits:
@@ -58,6 +60,8 @@ class Traits:
             methods_all=frozenset.intersection(*method_sets) if method_sets else frozenset(),
             format_tags=tuple(dict.fromkeys(tuple(v.tags) for v in found if v.name == "format")),
             call_formats=frozenset(str(getattr(v, "format", "auto")) for v in found if v.name == "tool_call"),
+            choice_parts=tuple(dict.fromkeys((str(v.choices_field), str(v.answer_field), bool(v.accept_text))
+                                             for v in found if v.name == "choice")),
         )
 
     @property

@@ -1,0 +1,419 @@
+"""The final answer a completion commits to, read from the places a spec names: pure string work.
+
+Shared by the families that compare a short answer with a gold (``choice``, ``qa``): each reads
+*where* the answer is stated here and decides itself what a statement means (a letter, a text).
+Never "any span of the completion that matches": an answer counts only where the completion
+states it as its answer.
+
+**Where.** Reasoning is not the answer: a ``<think>…</think>`` block (everything up to
+``</think>`` when the chat template opened it in the prompt; everything after an unclosed
+``<think>``) is never read, nor is what a reader of the rendered text never sees: an HTML
+comment, a code block, ``\\iffalse … \\fi``, a ``%`` comment line, a ``\\phantom``, white text.
+
+**Which form** (:data:`FORMS`; a spec's ``answer_from`` lists those it reads, strongest first):
+
+* ``answer_tag``: the first sentence of each closed ``<answer>…</answer>`` (the rest of the tag
+  is read for offers, below); a box or an answer phrase inside a tag is read instead
+  (``<answer>The answer is B.</answer>``).
+* ``boxed``: the content of each outermost ``\\boxed{…}`` / ``\\fbox{…}``.
+* ``phrase``: the sentence after "The (final/correct) answer is", "Final answer:", "Answer:" (at
+  the start of a line or sentence), "The correct option/choice is".
+* ``bare``: the whole completion, only when it is one short line (at most :data:`BARE_WORDS`
+  words) and no other form listed is present: a completion that is only ``B`` or ``Paris``.
+
+**Every statement counts.** The strongest form present decides; :class:`FinalAnswer` holds
+*every* statement of it (so a hedge, ``\\boxed{A} … \\boxed{B}``, is visible to the family),
+plus every statement of a weaker listed form that comes after the first deciding one (a box
+after the answer tag restates it or hedges), plus what a cue right after a statement offers in
+its place ("\\boxed{B}, or maybe C", "B. Also, x = C works.", a lone "B\\nC"; :func:`offers`).
+Statements before the first deciding one are working, superseded. A statement that is denied
+("not \\boxed{B}", "The answer is not B"), asked ("The answer is B?"), taken back ("\\boxed{B},
+but that is wrong") or doubted ("Answer: maybe B", "it might be B") is not one.
+More than :data:`MAX_STATEMENTS` statements is an overflow: the families score it 0 unread.
+
+Linear in the completion's length: braces are matched in one pass, phrases read a bounded window.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+Form = Literal["answer_tag", "boxed", "phrase", "bare"]
+FORMS: tuple[Form, ...] = ("answer_tag", "boxed", "phrase", "bare")
+MAX_STATEMENTS = 16
+BARE_WORDS = 12  # a bare completion longer than this is prose, not an answer
+_WINDOW = 400  # characters after a phrase that may hold its answer
+_OFFER_WINDOW = 120  # characters after a statement where an offered alternative is looked for
+
+_THINK = re.compile(r"<(/?)think\s*>", re.IGNORECASE)
+# What a reader of the rendered completion never sees: an HTML comment, a code block, an \iffalse
+# block (an unclosed one hides the rest), a LaTeX comment line, a phantom, white or transparent text.
+_HIDDEN_BLOCK = re.compile(
+    r"<!--.*?(?:-->|$)|```.*?(?:```|$)|\\iffalse(?![A-Za-z]).*?(?:\\fi(?![A-Za-z])|$)", re.DOTALL
+)
+_COMMENT_LINE = re.compile(r"^[ \t]*%.*$", re.MULTILINE)
+# \phantom{…} and \textcolor{white}{…} hide their argument; \color{white} hides the rest of its group.
+_INVISIBLE = re.compile(
+    r"\\(?:[hv]?phantom|textcolor\s*\{\s*(?:white|transparent)\s*\})\s*(?=\{)"
+    r"|\\color\s*\{\s*(?:white|transparent)\s*\}",
+    re.IGNORECASE,
+)
+_TAG = re.compile(r"<(/?)answer\s*>", re.IGNORECASE)
+_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_PHRASE = re.compile(
+    r"(?:\bfinal\s+answer[*_\s]{0,6}(?:is\b|:)"
+    r"|\bthe\s+(?:final\s+|correct\s+|right\s+|best\s+)?(?:answer|option|choice)\s+(?:is|would\s+be|must\s+be)\b"
+    r"|\bmy\s+(?:final\s+)?answer\s+is\b|(?:^|(?<=[.!?]\s)|\bmy\s+(?:final\s+)?)[ \t>#*_]*answer[*_ \t]{0,6}:)",
+    re.IGNORECASE | re.MULTILINE,
+)
+# A sentence ends at a line end, or at . ! ? followed by a space or the end; a full stop does not
+# end one after a common abbreviation ("St. Louis", "Dr. Who"), inside one ("U.S. Army") or after
+# a name's initial ("John F. Kennedy"). A lone capital after anything else ends it: "The answer is
+# B. A is wrong." states B.
+_SENTENCE_END = re.compile(r"\n|[!?](?=\s|$)|\.(?=\s|$)")
+_LONE_CAPITAL = re.compile(r"(?:^|[\s:(])[A-Z]$")
+_NAME_GOES_ON = re.compile(r"\s+(?:[A-Z]\.|[A-Z][a-z]+\s+[A-Z][a-z]+)")
+_NOT_AN_END = re.compile(
+    r"(?:\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Mt|vs|etc|Inc|Ltd|Co)|\.[A-Z]|\b(?!(?:Option|Choice|Answer|Letter|Is|So)\b)[A-Z][a-z]+\s+[A-Z]|\b[A-Z]\.\s+[A-Z])$"
+)
+# A reason or aside after the answer is not part of it: "B, because ...", "Paris (since ...)".
+_REASON = re.compile(
+    r"[,;]?\s+(?:because|since|as\s+(?:it|this|the)|which\s+(?:is|was)|given\s+that|due\s+to)\b"
+    r"|\s*\((?:because|since|as)\b",
+    re.IGNORECASE,
+)
+_DENIED_BEFORE = re.compile(
+    r"(?:\b(?:not|never|cannot|rather\s+than|instead\s+of|other\s+than|except|nor)"
+    r"|n't)(?:\s+(?:be|equal|equals|been))?[\s*_$(\[]*$",
+    re.IGNORECASE,
+)
+_DENIED_START = re.compile(
+    r"^\s*(?:(?:definitely|certainly|clearly|surely|obviously|probably)\s+)?"
+    r"(?:not|never|neither|isn't|is\s+not|cannot\s+be|can't\s+be)\b",
+    re.IGNORECASE,
+)
+# Words that make a stated answer a guess, an example or a condition, not a commitment.
+# (Where "maybe" follows a value it offers another one, "B (or maybe C)": a hedge the families see.)
+_DOUBT = re.compile(
+    r"^\s*(?:maybe|perhaps|possibly|probably)\b|\b(?:not\s+(?:sure|certain)|unsure|uncertain|no\s+idea|might|could"
+    r"|guess|if|whether|suppose|assuming|example|instance|e\.g|anything)\b",
+    re.IGNORECASE,
+)
+_BARE_DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|probably|either)\b", re.IGNORECASE)
+# "The answer is B, but that is wrong": the phrase's own sentence takes it back.
+_TAKEN_BACK = re.compile(
+    r"\b(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:clearly\s+|definitely\s+|actually\s+|probably\s+)?"
+    r"(?:wrong|incorrect|false|a\s+mistake|not\s+(?:right|correct))\b",
+    re.IGNORECASE,
+)
+_ASKED_AFTER = re.compile(r"[^\n.!?]{0,30}?\?")
+_RETRACTED_AFTER = re.compile(
+    r"[\s$)}*_.,;:]*(?:but|however|no|wait|oops|actually)?[\s,.!]*(?:(?:that|this|it)(?:'s|\s+is|\s+was)\s+|is\s+)"
+    r"(?:clearly\s+|definitely\s+|actually\s+)?(?:wrong|incorrect|not\s+(?:right|correct|it)|a\s+mistake|false)\b",
+    re.IGNORECASE,
+)
+# A cue right after a statement that offers another answer in its place.
+_OFFER = re.compile(
+    r"\b(?:or(?:\s+(?:maybe|perhaps|possibly|else|rather|also|even))?|maybe|perhaps|possibly|alternatively|otherwise"
+    r"|actually|on\s+second\s+thought|(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)\b[\s,:]*",
+    re.IGNORECASE,
+)
+# A second answer written right after the first as a token of its own: "B\nC", "B... C", "B – D", "B/C".
+_TRAILING_TOKEN = re.compile(
+    r"[\s$}*_]*(?:</answer\s*>)?[\s.…,;:!?/|&+=>~–—-]+[(\[]?([A-Za-z0-9]{1,2})[)\]]?[\s*_]*(?:[.!?,;)]|</answer|$)",
+    re.IGNORECASE,
+)
+# What introduces an offered value: "or maybe the right value is 3", "actually, the answer is C".
+_RESTATED = re.compile(
+    r"^\s*(?:the\s+)?(?:right|correct|real|actual|true|final)?\s*(?:value|answer|option|choice|result)\s+"
+    r"(?:is|would\s+be|should\s+be)\s*:?\s*|^\s*(?:it\s+is|it's)\s+",
+    re.IGNORECASE,
+)
+# "Also, x = C works.", "C also works", "C is also correct": a value praised beside the answer.
+_ALSO = re.compile(
+    r"\balso\b[,:]?\s+(?:[a-z]\s*=\s*)?([^\s.,][^\n.]{0,40}?)\s+(?:works|fits|holds|is\s+(?:correct|valid|right|possible))\b"
+    r"|(?:^|[.,;]\s+)(?:[a-z]\s*=\s*)?([^\s.,][^\n.,]{0,40}?)\s+(?:also\s+works|is\s+also\s+(?:correct|valid|right|possible))\b",
+    re.IGNORECASE,
+)
+_COLOR = re.compile(r"\\(?:text)?color\s*\{[^{}]*\}")  # a visible colour (white text is removed as hidden)
+_DRESS = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mbox|emph)\s*\{([^{}]*)\}")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One place the completion states its answer: the text, its form, and where it starts."""
+
+    text: str
+    form: str  # a form of FORMS, or "offer" (what a cue after a statement proposes instead)
+    start: int
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    """Every statement of the final answer, in order; ``form`` is the deciding one."""
+
+    statements: tuple[Statement, ...]
+    form: str
+
+    @property
+    def texts(self) -> list[str]:
+        return [s.text for s in self.statements]
+
+    @property
+    def overflow(self) -> bool:
+        return len(self.statements) > MAX_STATEMENTS
+
+
+def visible_region(text: str) -> str:
+    """The completion without its reasoning blocks and what a reader never sees (each replaced by a space)."""
+    text = _hide_invisible(_COMMENT_LINE.sub(" ", _HIDDEN_BLOCK.sub(" ", text)))
+    tags = list(_THINK.finditer(text))
+    if not tags:
+        return text
+    kept, cursor, inside = [], 0, False
+    if tags[0].group(1):  # a close before any open: the chat template opened the block
+        cursor, tags = tags[0].end(), tags[1:]
+    for tag in tags:
+        if not tag.group(1) and not inside:
+            kept.append(text[cursor : tag.start()])
+            inside = True
+        elif tag.group(1) and inside:
+            inside, cursor = False, tag.end()
+    if not inside:
+        kept.append(text[cursor:])
+    return " ".join(kept)
+
+
+def _hide_invisible(text: str) -> str:
+    """``text`` with invisible LaTeX blanked: a phantom's or a white ``\\textcolor``'s argument, and what
+    follows a white ``\\color`` up to the end of its group (braces matched, linear)."""
+    out, cursor = [], 0
+    for match in _INVISIBLE.finditer(text):
+        if match.start() < cursor:
+            continue
+        out.append(text[cursor : match.start()])
+        i, depth = match.end(), 0 if match.group(0).lower().startswith("\\color") else None
+        if depth is None:  # an argument group follows: skip it whole
+            depth, i = 1, i + 1
+            while i < len(text) and depth:
+                depth += (text[i] == "{") - (text[i] == "}")
+                i += 1
+        else:  # up to the close of the enclosing group, which stays
+            while i < len(text) and depth >= 0:
+                depth += (text[i] == "{") - (text[i] == "}")
+                i += 1
+            i = i - 1 if depth < 0 else i
+        out.append(" ")
+        cursor = i
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def answer_tags(text: str) -> list[tuple[int, int]]:
+    """Where the contents of the closed ``<answer>…</answer>`` tags lie (an unclosed one states nothing)."""
+    spans, opened = [], None
+    for tag in _TAG.finditer(text):
+        if not tag.group(1):
+            opened = tag.end()
+        elif opened is not None:
+            spans.append((opened, tag.start()))
+            opened = None
+    return spans
+
+
+def boxes(text: str) -> list[tuple[int, int, str]]:
+    """Every outermost closed ``\\boxed{…}``: start, end, content (braces matched in one pass)."""
+    found, cursor = [], 0
+    for match in _BOX.finditer(text):
+        if match.start() < cursor:
+            continue  # a box inside a box is part of the outer one
+        depth, i = 1, match.end()
+        while i < len(text) and depth:
+            char = text[i]
+            if char == "\\":
+                i += 2
+                continue
+            depth += (char == "{") - (char == "}")
+            i += 1
+        if depth:
+            break  # unclosed: nothing after it closes either
+        found.append((match.start(), i, text[match.end() : i - 1]))
+        cursor = i
+    return found
+
+
+def sentence(window: str) -> str:
+    """The first sentence of ``window`` (up to a line end or a full stop)."""
+    for end in _SENTENCE_END.finditer(window):
+        if end.group(0) != ".":
+            return window[: end.start()]
+        if _NOT_AN_END.search(window, max(0, end.start() - 20), end.start()):
+            continue
+        if _LONE_CAPITAL.search(window, max(0, end.start() - 2), end.start()) and _NAME_GOES_ON.match(
+            window, end.end()
+        ):
+            continue  # "F. Scott Fitzgerald", "J. K. Rowling": an initial opening a name
+        return window[: end.start()]
+    return window
+
+
+def plain(span: str) -> str:
+    """A span without its dress: ``\\text{…}`` and friends opened, ``$``, markdown emphasis and quotes
+    around it, and trailing sentence punctuation dropped."""
+    span = _COLOR.sub("", span)
+    for _ in range(3):  # nested dress, bounded
+        opened = _DRESS.sub(r"\1", span)
+        if opened == span:
+            break
+        span = opened
+    previous = None
+    while span != previous:
+        previous = span
+        span = span.strip().strip("*_`$\"'“”‘’").rstrip(".,;:!").strip()
+        grouped = re.fullmatch(r"\{([^{}]*)\}", span)  # a brace group around the whole answer
+        span = grouped.group(1) if grouped else span
+    return span
+
+
+def _phrase_span(text: str, end: int) -> tuple[str, int]:
+    window = text[end : end + _WINDOW]
+    lead = len(window) - len(window.lstrip(" \t*_:"))
+    said = sentence(window[lead:])
+    reason = _REASON.search(said)
+    if reason:
+        said = said[: reason.start()]
+    return said, end + lead + len(said)
+
+
+def _committed(text: str, start: int, end: int, span: str, value_first: bool) -> bool:
+    """Not denied (before a value-first statement, or at the head of a phrase's span), not asked, not taken back."""
+    if value_first and _DENIED_BEFORE.search(text[max(0, start - 30) : start]):
+        return False
+    if _DENIED_START.match(span) or _DOUBT.search(span) or _TAKEN_BACK.search(span):
+        return False
+    after = text[end : end + 120]
+    return not (_ASKED_AFTER.match(after) or _RETRACTED_AFTER.match(after))
+
+
+def offers(text: str, end: int) -> list[str]:
+    """What cues after a statement (ending at ``end``, up to the end of the next sentence) offer in its
+    place: "\\boxed{B}, or maybe C", "\\boxed{B} \\text{(or C)}", "B. But it could also be C.", "B. Also, x = C
+    works." each offer ``C``."""
+    window = text[end : end + _OFFER_WINDOW]
+    window = window.split("\n\n")[0]
+    found = []
+    for cue in _OFFER.finditer(window):
+        rest = window[cue.end() :]
+        if _BOX.match(rest) or _TAG.match(rest):
+            continue  # another box or tag is a statement of its own
+        offered = plain(_RESTATED.sub("", re.split(r"[)}]", sentence(rest))[0]))
+        if offered:
+            found.append(offered)
+    found += [value for m in _ALSO.finditer(window) if (value := plain(m.group(1) or m.group(2) or ""))]
+    tail = _TRAILING_TOKEN.match(text, end, end + _OFFER_WINDOW)
+    if tail:
+        found.append(tail.group(1))
+    return found
+
+
+def _found(text: str, forms: set[str]) -> list[tuple[str, Statement, int]]:
+    """(form, statement, end) for every committed statement of the forms in ``text``, in order."""
+    out: list[tuple[str, Statement, int]] = []
+    if "boxed" in forms:
+        found_boxes = boxes(text)
+        if len(found_boxes) > 4 * MAX_STATEMENTS:  # spam: an overflow, whatever the boxes say
+            out.extend(
+                ("boxed", Statement(f"\0{i}", "boxed", found_boxes[-1][0]), found_boxes[-1][1])
+                for i in range(MAX_STATEMENTS + 1)
+            )
+        for start, end, content in found_boxes[: 4 * MAX_STATEMENTS]:
+            if content.strip() and _committed(text, start, end, content, value_first=True):
+                out.append(("boxed", Statement(content.strip(), "boxed", start), end))
+    if "phrase" in forms:
+        for n, match in enumerate(_PHRASE.finditer(text)):
+            if n > 4 * MAX_STATEMENTS:
+                out.extend(
+                    ("phrase", Statement(f"\0{i}", "phrase", len(text)), len(text)) for i in range(MAX_STATEMENTS + 1)
+                )
+                break
+            said, end = _phrase_span(text, match.end())
+            if _BOX.search(said):
+                continue  # "The answer is \boxed{B}": the box counts (or is unclosed: nothing is stated)
+            if said.strip() and _committed(text, match.start(), end, said, value_first=False):
+                out.append(("phrase", Statement(said.strip(), "phrase", match.start()), end))
+    return sorted(out, key=lambda item: item[1].start)
+
+
+def final_answer(text: str, forms: Sequence[str] = FORMS) -> FinalAnswer | None:
+    """Every statement of the final answer ``text`` commits to, read from ``forms`` (strongest
+    first, as the spec lists them), with what a cue right after each offers in its place; None
+    when it states none."""
+    region = visible_region(text)
+    order = [f for f in dict.fromkeys(forms) if f in FORMS]
+    tags = answer_tags(region) if "answer_tag" in order else []
+    found: list[tuple[str, Statement, int]] = []
+    inner_forms = {f for f in order if f in ("boxed", "phrase")}
+    if len(tags) > 4 * MAX_STATEMENTS:  # spam: an overflow, whatever the tags say
+        found += [
+            ("answer_tag", Statement(f"\0{i}", "answer_tag", tags[0][0]), tags[0][1]) for i in range(MAX_STATEMENTS + 1)
+        ]
+    for start, end in tags[: 4 * MAX_STATEMENTS]:
+        inner = region[start:end]
+        nested = _found(inner, inner_forms)
+        if nested:
+            found += [("answer_tag", Statement(s.text, "answer_tag", start + s.start), start + e) for _, s, e in nested]
+        elif inner.strip():
+            # The tag's first sentence is its answer ("<answer>B\nBecause A is wrong…</answer>" states B);
+            # what follows it in the tag is read for offers ("<answer>B, or maybe C</answer>").
+            said, said_end = _phrase_span(inner, 0)
+            if said.strip() and _committed(region, region.rfind("<", 0, start), start + said_end, said, True):
+                found.append(("answer_tag", Statement(said.strip(), "answer_tag", start), start + said_end))
+    pieces, cursor = [], 0
+    for start, end in tags:  # the tags' contents blanked: what is stated outside them
+        pieces += [region[cursor:start], " " * (end - start)]
+        cursor = end
+    found += _found("".join([*pieces, region[cursor:]]), inner_forms)
+    answer = _decide(region, found, order)
+    if answer is None and "bare" in order:
+        bare = region.strip()
+        if _bare(bare):
+            return FinalAnswer((Statement(bare, "bare", region.find(bare)),), "bare")
+    return answer
+
+
+_NOT_BARE = re.compile(
+    r"\b(?:not|never|no|nor|neither|cannot|unless|wrong|incorrect|false)\b|n't|\?|\\boxed|\\fbox"
+    r"|<\s*/?\s*answer|\banswer\b",
+    re.IGNORECASE,
+)
+
+
+def _bare(text: str) -> bool:
+    """Whether a completion is only an answer: one short line, no negation, question, doubt, or a
+    form's cue (a completion that tried a form and failed is not read whole)."""
+    return (
+        bool(text)
+        and "\n" not in text
+        and len(text.split()) <= BARE_WORDS
+        and not _NOT_BARE.search(text)
+        and not _DOUBT.search(text)
+        and not _BARE_DOUBT.search(text)
+    )
+
+
+def _decide(region: str, found: list[tuple[str, Statement, int]], order: Iterable[str]) -> FinalAnswer | None:
+    """The statements of the strongest form present, those of weaker forms after its first, and the offers."""
+    present = {form for form, _, _ in found}
+    deciding = next((f for f in order if f in present), None)
+    if deciding is None:
+        return None
+    first = min(s.start for form, s, _ in found if form == deciding)
+    kept = sorted(((s, e) for form, s, e in found if form == deciding or s.start > first), key=lambda k: k[0].start)
+    statements = [s for s, _ in kept]
+    if len(statements) > MAX_STATEMENTS:
+        return FinalAnswer(tuple(statements[: MAX_STATEMENTS + 1]), deciding)  # an overflow, read no further
+    statements += [Statement(offered, "offer", e) for _, e in kept for offered in offers(region, e)]
+    return FinalAnswer(tuple(statements), deciding)

@@ -1,0 +1,137 @@
+"""Which options one statement of the final answer names: pure string work on a short span.
+
+A statement names an option by its label, dressed or not (``B``, ``(B)``, ``B)``, ``B.``, ``**B**``,
+``[B]``, "option B", ``\\text{(B)}``), by a label followed by that option's text (``(B) Paris``), or
+by the exact text of one option (``Paris``); a label followed by another option's text names both.
+Every other standalone label in it is named too, so "A or B", "A, B, C, D" and "B (or maybe C)"
+name several options (a hedge); a capital letter that is not a label ("E" among four options) is
+named as an outside letter (a wrong answer). A label after a negation ("not B", "B, not C",
+"neither A nor B", "anything except D") is denied, not named.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rewardsmith.verifiers.answer_span import plain
+from rewardsmith.verifiers.choice.row import Options, squash
+
+_HEAD = re.compile(
+    r"^(?:(?:the\s+)?(?:correct\s+|right\s+|best\s+)?(?:option|choice|answer|letter)\s*[:#]?\s*)?"
+    r"([(\[]?)\s*([A-Za-z]|\d{1,2})\s*([)\]]?)(?=$|[\s:,;)\-–—]|\.(?!\w))",
+    re.IGNORECASE,
+)
+_TOKEN = re.compile(r"(?<![\w'’&./-])([(\[]?)([A-Za-z]|\d{1,2})([)\]]?)(?![\w'’&/-]|\.\w)")
+_DENIED = re.compile(
+    r"(?:\b(?:not|never|neither|nor|except|excluding|rather\s+than|instead\s+of|other\s+than|"
+    r"but\s+not)|n't)(?:\s+(?:option|choice|answer|be))?[\s*_(\[\"']*$",
+    re.IGNORECASE,
+)
+_SEPARATED = re.compile(r"\s*(?:[:)\]–—]|-(?!\s*[\d{(\\])|\.(?!\w))")
+_MATH_BEFORE = re.compile(r"(?:\\[A-Za-z]+|[+\-*/^=<>±])\s*$")
+_SEPARATORS = " .:)-–—"
+
+
+@dataclass(frozen=True)
+class Named:
+    """The options one statement names (indices), the capital letters it names that are no option's
+    label, and the labels it denies."""
+
+    indices: frozenset[int] = frozenset()
+    outside: frozenset[str] = frozenset()
+    denied: frozenset[str] = frozenset()
+
+    def __or__(self, other: Named) -> Named:
+        return Named(self.indices | other.indices, self.outside | other.outside, self.denied | other.denied)
+
+    @property
+    def count(self) -> int:
+        return len(self.indices) + len(self.outside)
+
+
+def read_statement(span: str, options: Options, accept_text: bool = True) -> Named:
+    """The options ``span`` names (see the module docstring)."""
+    text = plain(span)
+    if not text:
+        return Named()
+    if accept_text:
+        by_text = options.indices_of_text(text)
+        if by_text:
+            return Named(frozenset(by_text))
+    head = _HEAD.match(text)
+    if head is not None and not _article(
+        text, head.start(2), head.end(), bool(head.group(1) or head.group(3)), options
+    ):
+        label = _label(head, options, whole=head.end() == len(text.rstrip(_SEPARATORS)))
+        if label is not None:
+            rest = text[head.end() :].strip(_SEPARATORS)
+            named = _as_named(label, options)
+            if not rest or (label in options.labels and _restates(rest, options.texts[options.labels.index(label)])):
+                return named
+            if label.isdigit() and not (head.group(1) or head.group(3)) and not _SEPARATED.match(text, head.end(2)):
+                return _tokens(text, options)  # "2 thousand", "2 apples": a quantity, not the label 2
+            other = Named(frozenset(options.indices_of_text(rest))) if accept_text else Named()
+            return named | other | _tokens(rest, options)  # "(B) Paris" with Paris option A names both
+    return _tokens(text, options)
+
+
+def _label(head: re.Match[str], options: Options, whole: bool) -> str | None:
+    """The label a head match names: a label as written, a lowercase letter only when dressed or alone."""
+    opened, label, closed = head.group(1), head.group(2), head.group(3)
+    if label in options.labels:
+        return label
+    if label.isdigit():
+        return None if options.letters else label
+    if label.isupper() or opened or closed or whole:
+        return label.upper()
+    return None
+
+
+def _restates(rest: str, own: str) -> bool:
+    """Whether what follows a label is that option's text, whole or cut short ("C: vitamin D" for
+    "Vitamin D deficiency"), and nothing else."""
+    key = squash(rest)
+    return len(key) >= 3 and re.search(rf"(?<!\w){re.escape(key)}(?!\w)", squash(own)) is not None
+
+
+def _as_named(label: str, options: Options) -> Named:
+    index = options.index_of_label(label)
+    return Named(frozenset({index})) if index is not None else Named(outside=frozenset({label}))
+
+
+def _article(text: str, start: int, end: int, dressed: bool, options: Options) -> bool:
+    """Whether an undressed ``A`` or ``I`` before a lowercase word is the article or the pronoun ("I think
+    B"). Only a letter that is no option's label is read so: where ``A`` is a label, "A or B" and
+    "A maybe B" must name it, so it counts (a reading that can only add a hedge, never pay one)."""
+    letter = text[start : start + 1]
+    return (
+        letter in ("A", "I")
+        and letter not in options.labels
+        and not dressed
+        and bool(re.match(r"\s+[a-z]", text[end:]))
+    )
+
+
+def _tokens(text: str, options: Options) -> Named:
+    """Every standalone label in ``text`` (a capital that is none is an outside letter; a lowercase letter
+    counts only where its capital is a label), named or denied."""
+    named: list[str] = []
+    denied: list[str] = []
+    for token in _TOKEN.finditer(text):
+        opened, label, closed = token.groups()
+        if label.isdigit() and (options.letters or not (opened or closed)):
+            continue  # a number in prose, not a label: only "(2)", "2)", "[2]" name a digit label inside text
+        if label.isdigit() and _MATH_BEFORE.search(text, 0, token.start()):
+            continue  # "\\pm (2)", "x + (2)": a term of a formula
+        if _article(text, token.start(2), token.end(), bool(opened or closed), options):
+            continue
+        if label.islower():  # "b or c": a lowercase label, where it is one ("a" only dressed: "(a)")
+            if label.upper() not in options.labels or (label in "ai" and not (opened or closed)):
+                continue
+            label = label.upper()
+        (denied if _DENIED.search(text[max(0, token.start() - 30) : token.start()]) else named).append(label)
+    found = Named(denied=frozenset(denied))
+    for label in named:
+        found = found | _as_named(label, options)
+    return found
