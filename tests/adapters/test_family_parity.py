@@ -22,6 +22,7 @@ go through the channels that carry messages: the score CLI, the server's ``/v1/s
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -268,7 +269,10 @@ class TrlTrainer:
 
     def __init__(self, funcs: list[Any]) -> None:
         import torch
+        from accelerate import PartialState
         from transformers import TrainerState
+
+        PartialState()  # what the trainer's Accelerator sets up; TRL's warnings need it
 
         self.reward_funcs = funcs
         self.reward_processing_classes = [None] * len(funcs)
@@ -288,8 +292,9 @@ class TrlTrainer:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("source", ["columns", "datasets_label_column"])
-def test_trl_reward_functions(case, source):
+@pytest.mark.parametrize(("source", "on_error"), [("columns", "none"), ("datasets_label_column", "none"),
+                                                 ("columns", "zero")])
+def test_trl_reward_functions(case, source, on_error):
     """TRL passes every dataset column (but prompt and completion) to the reward functions as lists.
     ``columns``: the rows as columns of a table (every row has every column, None where it had no
     such field, as in any dataset); ``datasets_label_column``: the fields as one JSON column of a
@@ -303,12 +308,12 @@ def test_trl_reward_functions(case, source):
 
     expected = case
     if source == "columns":
-        funcs = reward_funcs(case.spec)
+        funcs = reward_funcs(case.spec, on_error=on_error)
         names = list(dict.fromkeys(name for row in case.rows for name in row))
         inputs = [{name: row.get(name) for name in names} for row in case.rows]
         expected = Case(inputs, case.spec, build(case.spec).verify_batch([Sample.from_row(r) for r in inputs]))
     else:
-        funcs = reward_funcs(case.spec, label_column="label")
+        funcs = reward_funcs(case.spec, label_column="label", on_error=on_error)
         table = datasets.Dataset.from_list([{"label": json.dumps(fields_of(row))} for row in case.rows])
         inputs = list(table)
     trainer = TrlTrainer(funcs)
@@ -318,7 +323,7 @@ def test_trl_reward_functions(case, source):
     weights = torch.tensor(reward_weights(case.spec), dtype=torch.float32)
     failed = torch.isnan(per_func).all(dim=1)  # TRL's unscorable rows: every function returned None
     totals = (per_func * weights).nansum(dim=1).masked_fill(failed, float("nan"))
-    assert same(totals.tolist(), float32(expected.rewards("none")))
+    assert same(totals.tolist(), float32(expected.rewards(on_error)))
     if len(funcs) == 1:  # one function for the whole spec: its logged statuses are the spec's
         assert trainer.extra[f"{funcs[0].__name__}/status"] == expected.statuses
 
@@ -332,6 +337,33 @@ def verl_tokenizer(tmp_path_factory):
 
     require_verl()
     return save_byte_tokenizer(tmp_path_factory.mktemp("tokenizer"))
+
+
+@pytest.fixture(scope="module")
+def verl_config(case, verl_tokenizer, tmp_path_factory):
+    """verl's composed config for this case's spec, by entry point: ``compute_score`` (the custom reward
+    function, under verl's default manager) or ``manager`` (rewardsmith's). Hydra runs in a
+    subprocess, so once per case and entry; each test gets a copy."""
+    from verl_helpers import compose
+
+    spec = case.spec_arg(tmp_path_factory.mktemp("spec"))
+    composed: dict[str, Any] = {}
+
+    def get(entry: str) -> Any:
+        if entry not in composed:
+            if entry == "compute_score":
+                overrides = (f"reward.custom_reward_function.path={REPO / 'adapters' / 'trainers' / 'verl.py'}",
+                             "reward.custom_reward_function.name=compute_score",
+                             f"+reward.custom_reward_function.reward_kwargs.reward={spec}")
+            else:
+                overrides = ("reward.reward_manager.source=importlib",
+                             "reward.reward_manager.name=RewardsmithRewardManager",
+                             "reward.reward_manager.module.path=pkg://rewardsmith.adapters.trainers.verl_manager",
+                             f"+reward.reward_kwargs.reward={spec}")
+            composed[entry] = compose(f"actor_rollout_ref.model.path={verl_tokenizer}", *overrides)
+        return copy.deepcopy(composed[entry])
+
+    return get
 
 
 def verl_parquet(rows: list[dict[str, Any]], path: Path) -> Path:
@@ -373,8 +405,8 @@ def verl_columns(rows: list[dict[str, Any]], source: str, tokenizer: Any, folder
 @pytest.mark.slow
 @pytest.mark.parametrize("source", ["parquet", "objects"])
 @pytest.mark.parametrize("entry", ["compute_score", "manager"])
-def test_verl(case, verl_tokenizer, tmp_path, monkeypatch, entry, source):
-    from verl_helpers import compose, load_tokenizer, make_batch, run_worker
+def test_verl(case, verl_tokenizer, verl_config, tmp_path, monkeypatch, entry, source):
+    from verl_helpers import load_tokenizer, make_batch, run_worker
 
     monkeypatch.delenv("REWARDSMITH_REWARD", raising=False)
     monkeypatch.delenv("REWARDSMITH_ON_ERROR", raising=False)
@@ -384,17 +416,7 @@ def test_verl(case, verl_tokenizer, tmp_path, monkeypatch, entry, source):
     non_tensor = verl_columns(rows, source, tokenizer, tmp_path)
     texts = [{"prompt": Sample(prompt=r["prompt"]).prompt_text, "response": r["completion"]} for r in rows]
     data = make_batch(tokenizer, texts, non_tensor=non_tensor)
-    spec = case.spec_arg(tmp_path)
-    if entry == "compute_score":
-        overrides = (f"reward.custom_reward_function.path={REPO / 'adapters' / 'trainers' / 'verl.py'}",
-                     "reward.custom_reward_function.name=compute_score",
-                     f"+reward.custom_reward_function.reward_kwargs.reward={spec}")
-    else:
-        overrides = ("reward.reward_manager.source=importlib", "reward.reward_manager.name=RewardsmithRewardManager",
-                     "reward.reward_manager.module.path=pkg://rewardsmith.adapters.trainers.verl_manager",
-                     f"+reward.reward_kwargs.reward={spec}")
-    config = compose(f"actor_rollout_ref.model.path={verl_tokenizer}", *overrides)
-    _, outputs = run_worker(config, data)
+    _, outputs = run_worker(verl_config(entry), data)
     assert [o["reward_extra_info"]["status"] for o in outputs] == [case.statuses[i] for i in picked]
     assert [o["reward_score"] for o in outputs] == case.rewards("zero", picked)
     assert [o["reward_extra_info"]["error"] for o in outputs] == [float(case.statuses[i] == "error") for i in picked]
@@ -416,9 +438,11 @@ def tiny_policy(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_grpo_loop_reward_path(case, tiny_policy, tmp_path):
-    """Prompts and their fields read from a file as ``rewardsmith train grpo`` reads them; the
-    completions the sampler returns as token ids, decoded and scored by the loop's own ``score``."""
+@pytest.mark.parametrize("prompts_file", ["prompts.jsonl", "prompts.parquet"])
+def test_grpo_loop_reward_path(case, tiny_policy, tmp_path, prompts_file):
+    """Prompts and their fields read from a file as ``rewardsmith train grpo`` reads them (JSONL, or
+    parquet as ``rewardsmith score`` writes it); the completions the sampler returns as token ids,
+    decoded and scored by the loop's own ``score``."""
     import torch
     from grpo_helpers import ReplayGenerator
     from transformers import AutoModelForCausalLM
@@ -430,8 +454,15 @@ def test_grpo_loop_reward_path(case, tiny_policy, tmp_path):
     path, tokenizer = tiny_policy
     picked = case.text_rows("the GRPO loop")
     rows = [case.rows[i] for i in picked]
-    prompts = load_prompts(write_jsonl(tmp_path / "prompts.jsonl", [{k: v for k, v in row.items() if k != "completion"}
-                                                                   for row in rows]), tokenizer)
+    prompt_rows = [{k: v for k, v in row.items() if k != "completion"} for row in rows]
+    if prompts_file.endswith(".parquet"):
+        pytest.importorskip("pyarrow")
+        from rewardsmith.adapters.scoring.outputs import write_parquet
+
+        write_parquet(lambda: iter(prompt_rows), tmp_path / prompts_file)
+    else:
+        write_jsonl(tmp_path / prompts_file, prompt_rows)
+    prompts = load_prompts(tmp_path / prompts_file, tokenizer)
     assert len(prompts.prompts) == len(rows), prompts.describe()
     ids = [tokenizer(row["completion"], add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
            for row in rows]
