@@ -117,6 +117,15 @@ def case(request) -> Case:
     return Case(rows, spec, verdicts)
 
 
+def assert_messages_kept(case: Case, details: list[dict[str, Any]]) -> None:
+    """Where the digest verifier scored, chat-message completions reached it as messages, not text."""
+    if not (isinstance(case.spec, dict) and case.spec.get("type") == DIGEST):
+        return
+    for row, detail in zip(case.rows, details, strict=True):
+        if not isinstance(row["completion"], str):
+            assert detail["received"]["completion"] == canonical(row["completion"]), row["id"]
+
+
 def fields_of(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k not in RESERVED}
 
@@ -157,6 +166,7 @@ def test_score_cli_jsonl(case, tmp_path):
     assert [r["verdict"]["status"] for r in got] == case.statuses
     assert [r["verdict"]["score"] for r in got] == [v.score for v in case.verdicts]
     assert [r["reward"] for r in got] == case.rewards("none")
+    assert_messages_kept(case, [r["verdict"]["details"] for r in got])
     assert [fields_of(r) for r in got] == [{**fields_of(row), "reward": r["reward"], "verdict": r["verdict"]}
                                            for row, r in zip(case.rows, got, strict=True)]
 
@@ -200,6 +210,7 @@ def test_server_native_route(case, server):
     assert [v["status"] for v in body["verdicts"]] == case.statuses
     assert [v["score"] for v in body["verdicts"]] == [v.score for v in case.verdicts]
     assert body["rewards"] == case.rewards("none")
+    assert_messages_kept(case, [v["details"] for v in body["verdicts"]])
 
 
 # --------------------------------------------------------------------------- OpenRLHF
