@@ -39,17 +39,24 @@ def completion_form(completion: Any) -> Any:
     """What the completion is, as the parity tests compare it: text is text, and so is ONE plain
     assistant message (TRL and the GRPO loop wrap a text completion that way when the prompt is chat);
     any other message list (``tool_calls``, several turns, extra keys) is kept whole."""
-    if (isinstance(completion, Sequence) and not isinstance(completion, str) and len(completion) == 1
-            and isinstance(completion[0], Mapping) and set(completion[0]) == {"role", "content"}
-            and completion[0]["role"] == "assistant" and isinstance(completion[0]["content"], str)):
+    if (
+        isinstance(completion, Sequence)
+        and not isinstance(completion, str)
+        and len(completion) == 1
+        and isinstance(completion[0], Mapping)
+        and set(completion[0]) == {"role", "content"}
+        and completion[0]["role"] == "assistant"
+        and isinstance(completion[0]["content"], str)
+    ):
         return completion[0]["content"]
     return completion
 
 
 def received(sample: Sample, fields: Sequence[str]) -> dict[str, Any]:
     """The completion and the named fields, each present or missing."""
-    got = {name: ("missing" if (value := lookup(sample.fields, name)) is MISSING else canonical(value))
-           for name in fields}
+    got = {
+        name: ("missing" if (value := lookup(sample.fields, name)) is MISSING else canonical(value)) for name in fields
+    }
     return {"completion": canonical(completion_form(sample.completion)), "fields": got}
 
 

@@ -30,6 +30,7 @@ def require_verl() -> None:
     problem = None
     try:
         import verl
+
         if verl.__version__ != "0.9.1":
             problem = f"verl {verl.__version__} is installed; these tests pin verl 0.9.1"
     except ImportError as exc:
@@ -59,8 +60,13 @@ def compose(*overrides: str) -> Any:
     from omegaconf import OmegaConf
 
     env = {**os.environ, "PYTHONPATH": str(HYDRA_PATH)}
-    done = subprocess.run([sys.executable, "-c", _COMPOSE, json.dumps(list(overrides))], env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _COMPOSE, json.dumps(list(overrides))],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return OmegaConf.create(done.stdout)
 
@@ -105,17 +111,24 @@ def make_batch(tokenizer: Any, rows: list[dict], non_tensor: dict[str, Any] | No
     prompt_mask = torch.tensor([[0] * (width_p - len(p)) + [1] * len(p) for p in prompts])
     response_ids = torch.tensor([r + [pad] * (width_r - len(r)) for r in responses])
     response_mask = torch.tensor([[1] * len(r) + [0] * (width_r - len(r)) for r in responses])
-    batch = TensorDict({"prompts": prompt_ids, "responses": response_ids,
-                        "input_ids": torch.cat([prompt_ids, response_ids], 1),
-                        "attention_mask": torch.cat([prompt_mask, response_mask], 1)}, batch_size=len(rows))
+    batch = TensorDict(
+        {
+            "prompts": prompt_ids,
+            "responses": response_ids,
+            "input_ids": torch.cat([prompt_ids, response_ids], 1),
+            "attention_mask": torch.cat([prompt_mask, response_mask], 1),
+        },
+        batch_size=len(rows),
+    )
     if non_tensor is None:
         non_tensor = {
             "data_source": np.array([r["data_source"] for r in rows], dtype=object),
             "extra_info": np.array([dict(r.get("extra_info", {})) for r in rows], dtype=object),
         }
         if any("ground_truth" in r for r in rows):
-            non_tensor["reward_model"] = np.array([{"style": "rule", "ground_truth": r.get("ground_truth")}
-                                                   for r in rows], dtype=object)
+            non_tensor["reward_model"] = np.array(
+                [{"style": "rule", "ground_truth": r.get("ground_truth")} for r in rows], dtype=object
+            )
     return DataProto(batch=batch, non_tensor_batch=non_tensor)
 
 
@@ -126,8 +139,9 @@ def run_worker(config: Any, data: Any, per_row: bool = False) -> tuple[Any, list
     async def main():
         worker = RewardLoopWorker(config)
         if per_row:  # the streaming path: the agent loop sends each finished rollout on its own
-            outputs = await asyncio.gather(*(worker.compute_score(data[i:i + 1]) for i in range(len(data))))
+            outputs = await asyncio.gather(*(worker.compute_score(data[i : i + 1]) for i in range(len(data))))
         else:
             outputs = await worker.compute_score_batch(data)
         return worker, outputs
+
     return asyncio.run(main())

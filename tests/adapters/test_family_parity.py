@@ -38,8 +38,17 @@ from rewardsmith.adapters.on_error import apply_on_error
 from rewardsmith.verifiers import Sample, Verdict, build
 
 # Fields of the new families' rows, each with its nested shape (tests/adapters/data/nested_fields.jsonl).
-NESTED_FIELDS = ["instruction_id_list", "kwargs", "schema", "reference", "function", "ground_truth", "choices",
-                 "answer", "answers"]
+NESTED_FIELDS = [
+    "instruction_id_list",
+    "kwargs",
+    "schema",
+    "reference",
+    "function",
+    "ground_truth",
+    "choices",
+    "answer",
+    "answers",
+]
 
 # (rows file, spec): a name, a spec dict, or a YAML/JSON file (paths relative to the repository).
 CASES = [
@@ -167,8 +176,10 @@ def test_score_cli_jsonl(case, tmp_path):
     assert [r["verdict"]["score"] for r in got] == [v.score for v in case.verdicts]
     assert [r["reward"] for r in got] == case.rewards("none")
     assert_messages_kept(case, [r["verdict"]["details"] for r in got])
-    assert [fields_of(r) for r in got] == [{**fields_of(row), "reward": r["reward"], "verdict": r["verdict"]}
-                                           for row, r in zip(case.rows, got, strict=True)]
+    assert [fields_of(r) for r in got] == [
+        {**fields_of(row), "reward": r["reward"], "verdict": r["verdict"]}
+        for row, r in zip(case.rows, got, strict=True)
+    ]
 
 
 def test_score_cli_parquet_output_reads_back_as_the_rows_and_scores_the_same(case, tmp_path):
@@ -232,8 +243,10 @@ def openrlhf_rewards(executor: Any, rows: list[dict[str, Any]], label_form: str)
 
     async def main() -> list[Any]:
         fetch = executor._fetch_rewards_via_func if executor.reward_func else executor._fetch_rewards_via_http
-        calls = [fetch([templated(r["prompt"]) + r["completion"] + "<|im_end|>"], [templated(r["prompt"])], [label(r)])
-                 for r in rows]
+        calls = [
+            fetch([templated(r["prompt"]) + r["completion"] + "<|im_end|>"], [templated(r["prompt"])], [label(r)])
+            for r in rows
+        ]
         return [answer[0] for answer in await asyncio.gather(*calls)]
 
     return asyncio.run(main())
@@ -303,8 +316,9 @@ class TrlTrainer:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("source", "on_error"), [("columns", "none"), ("datasets_label_column", "none"),
-                                                 ("columns", "zero")])
+@pytest.mark.parametrize(
+    ("source", "on_error"), [("columns", "none"), ("datasets_label_column", "none"), ("columns", "zero")]
+)
 def test_trl_reward_functions(case, source, on_error):
     """TRL passes every dataset column (but prompt and completion) to the reward functions as lists.
     ``columns``: the rows as columns of a table (every row has every column, None where it had no
@@ -363,14 +377,18 @@ def verl_config(case, verl_tokenizer, tmp_path_factory):
     def get(entry: str) -> Any:
         if entry not in composed:
             if entry == "compute_score":
-                overrides = (f"reward.custom_reward_function.path={REPO / 'adapters' / 'trainers' / 'verl.py'}",
-                             "reward.custom_reward_function.name=compute_score",
-                             f"+reward.custom_reward_function.reward_kwargs.reward={spec}")
+                overrides = (
+                    f"reward.custom_reward_function.path={REPO / 'adapters' / 'trainers' / 'verl.py'}",
+                    "reward.custom_reward_function.name=compute_score",
+                    f"+reward.custom_reward_function.reward_kwargs.reward={spec}",
+                )
             else:
-                overrides = ("reward.reward_manager.source=importlib",
-                             "reward.reward_manager.name=RewardsmithRewardManager",
-                             "reward.reward_manager.module.path=pkg://rewardsmith.adapters.trainers.verl_manager",
-                             f"+reward.reward_kwargs.reward={spec}")
+                overrides = (
+                    "reward.reward_manager.source=importlib",
+                    "reward.reward_manager.name=RewardsmithRewardManager",
+                    "reward.reward_manager.module.path=pkg://rewardsmith.adapters.trainers.verl_manager",
+                    f"+reward.reward_kwargs.reward={spec}",
+                )
             composed[entry] = compose(f"actor_rollout_ref.model.path={verl_tokenizer}", *overrides)
         return copy.deepcopy(composed[entry])
 
@@ -382,12 +400,16 @@ def verl_parquet(rows: list[dict[str, Any]], path: Path) -> Path:
     ``reward_model.ground_truth`` as JSON text, which Arrow stores as it is."""
     import datasets
 
-    records = [{"data_source": row.get("data_source", "unknown"),
-                "prompt": [{"role": "user", "content": row["prompt"]}] if isinstance(row["prompt"], str)
-                else row["prompt"],
-                "ability": "test",
-                "reward_model": {"style": "rule", "ground_truth": json.dumps(fields_of(row))},
-                "extra_info": {"split": "test", "index": i}} for i, row in enumerate(rows)]
+    records = [
+        {
+            "data_source": row.get("data_source", "unknown"),
+            "prompt": [{"role": "user", "content": row["prompt"]}] if isinstance(row["prompt"], str) else row["prompt"],
+            "ability": "test",
+            "reward_model": {"style": "rule", "ground_truth": json.dumps(fields_of(row))},
+            "extra_info": {"split": "test", "index": i},
+        }
+        for i, row in enumerate(rows)
+    ]
     datasets.Dataset.from_list(records).to_parquet(str(path))
     return path
 
@@ -403,12 +425,15 @@ def verl_columns(rows: list[dict[str, Any]], source: str, tokenizer: Any, folder
 
     if source == "objects":
         column = lambda values: np.fromiter(values, dtype=object, count=len(rows))  # noqa: E731
-        return {"data_source": column(row.get("data_source", "unknown") for row in rows),
-                "reward_model": column({"style": "rule", "ground_truth": fields_of(row)} for row in rows),
-                "extra_info": column({"index": i} for i in range(len(rows)))}
+        return {
+            "data_source": column(row.get("data_source", "unknown") for row in rows),
+            "reward_model": column({"style": "rule", "ground_truth": fields_of(row)} for row in rows),
+            "extra_info": column({"index": i} for i in range(len(rows))),
+        }
     config = OmegaConf.create({"filter_overlong_prompts": False, "cache_dir": str(folder / "cache")})
-    dataset = RLHFDataset(data_files=[str(verl_parquet(rows, folder / "train.parquet"))], tokenizer=tokenizer,
-                          config=config)
+    dataset = RLHFDataset(
+        data_files=[str(verl_parquet(rows, folder / "train.parquet"))], tokenizer=tokenizer, config=config
+    )
     loaded = collate_fn([dataset[i] for i in range(len(dataset))])
     return {k: v for k, v in loaded.items() if isinstance(v, np.ndarray) and v.dtype == object}
 
@@ -475,14 +500,27 @@ def test_grpo_loop_reward_path(case, tiny_policy, tmp_path, prompts_file):
         write_jsonl(tmp_path / prompts_file, prompt_rows)
     prompts = load_prompts(tmp_path / prompts_file, tokenizer)
     assert len(prompts.prompts) == len(rows), prompts.describe()
-    ids = [tokenizer(row["completion"], add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
-           for row in rows]
+    ids = [
+        tokenizer(row["completion"], add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id] for row in rows
+    ]
     assert tokenizer.batch_decode(ids, skip_special_tokens=True) == [row["completion"] for row in rows]
-    config = GRPOConfig.from_mapping({"model": path, "output_dir": str(tmp_path / "out"), "device": "cpu",
-                                      "max_completion_length": max(map(len, ids)) + 1})
-    trainer = GRPOTrainer(config, prompts, reward=build(case.spec), tokenizer=tokenizer,
-                          model=AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32),
-                          generator=ReplayGenerator(ids, {tokenizer.eos_token_id}), progress=False)
+    config = GRPOConfig.from_mapping(
+        {
+            "model": path,
+            "output_dir": str(tmp_path / "out"),
+            "device": "cpu",
+            "max_completion_length": max(map(len, ids)) + 1,
+        }
+    )
+    trainer = GRPOTrainer(
+        config,
+        prompts,
+        reward=build(case.spec),
+        tokenizer=tokenizer,
+        model=AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32),
+        generator=ReplayGenerator(ids, {tokenizer.eos_token_id}),
+        progress=False,
+    )
     sampled = trainer.generator.generate([list(p.ids) for p in prompts.prompts], 1, trainer.sampling)
     batch = trainer.score(prompts.prompts, sampled, 1)
     assert [v.status for v in batch.verdicts] == [case.statuses[i] for i in picked]
