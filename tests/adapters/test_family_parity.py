@@ -395,18 +395,24 @@ def verl_config(case, verl_tokenizer, tmp_path_factory):
     return get
 
 
+def messages(prompt: Any) -> list[dict[str, Any]]:
+    """The prompt as chat messages, as verl's datasets hold prompts."""
+    return [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
+
+
 def verl_parquet(rows: list[dict[str, Any]], path: Path) -> Path:
     """The rows as verl's example preprocessing writes them (``datasets`` → parquet): the fields in
-    ``reward_model.ground_truth`` as JSON text, which Arrow stores as it is."""
+    ``reward_model.ground_truth`` as JSON text, which Arrow stores as it is; the prompt in
+    ``extra_info`` too, where ``compute_score`` finds it (verl passes it no prompt)."""
     import datasets
 
     records = [
         {
             "data_source": row.get("data_source", "unknown"),
-            "prompt": [{"role": "user", "content": row["prompt"]}] if isinstance(row["prompt"], str) else row["prompt"],
+            "prompt": messages(row["prompt"]),
             "ability": "test",
             "reward_model": {"style": "rule", "ground_truth": json.dumps(fields_of(row))},
-            "extra_info": {"split": "test", "index": i},
+            "extra_info": {"split": "test", "index": i, "prompt": messages(row["prompt"])},
         }
         for i, row in enumerate(rows)
     ]
@@ -428,7 +434,7 @@ def verl_columns(rows: list[dict[str, Any]], source: str, tokenizer: Any, folder
         return {
             "data_source": column(row.get("data_source", "unknown") for row in rows),
             "reward_model": column({"style": "rule", "ground_truth": fields_of(row)} for row in rows),
-            "extra_info": column({"index": i} for i in range(len(rows))),
+            "extra_info": column({"index": i, "prompt": messages(row["prompt"])} for i, row in enumerate(rows)),
         }
     config = OmegaConf.create({"filter_overlong_prompts": False, "cache_dir": str(folder / "cache")})
     dataset = RLHFDataset(
