@@ -211,19 +211,34 @@ def write_parquet(records: Any, path: Path) -> None:
     ``reward`` is a double and ``verdict`` a struct of its fixed keys, except ``details``,
     ``components`` and ``parts``, whose shape varies by verifier: JSON text. The JSON columns
     are listed in the file's metadata, so rewardsmith reads the file back into the rows it wrote.
+
+    A typed column must give back exactly what it was given, because the rows' fields are what a
+    reward reads when the file is scored or trained on again. Arrow would not for two kinds of
+    column, so those are JSON text too: one that some rows lack (a typed column has a null there,
+    and a missing field would come back as a None one), and one whose values Arrow reshapes (a
+    struct takes the keys of all rows, so ``[{"a": 1}, {}]`` reads back as
+    ``[{"a": 1}, {"a": None}]``; ``[1, 2.5]`` as ``[1.0, 2.5]``).
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     fixed = {"reward": pa.float64(), "verdict": verdict_type()}
     types: dict[str, Any] = {}  # column -> Arrow type; None: JSON text
+    rows, having = 0, {}  # how many rows in all, and how many have each column
     for chunk in _chunks(records()):
+        rows += len(chunk)
+        for row in chunk:
+            for name in row:
+                having[name] = having.get(name, 0) + 1
         for name in _names(chunk):
             if name in fixed:
                 types[name] = fixed[name]
             elif types.get(name, False) is not None:
                 found = _column_type(pa, [row.get(name) for row in chunk])
                 types[name] = found if name not in types else _unify(pa, types[name], found)
+    for name, count in having.items():
+        if count < rows and name not in fixed:
+            types[name] = None
     while True:
         try:
             _write_parquet_pass(pa, pq, records(), path, types)
@@ -253,10 +268,14 @@ def _write_parquet_pass(pa: Any, pq: Any, records: Iterator[dict[str, Any]], pat
                 elif kind is None:
                     arrays.append(pa.array([_json(row[name]) if name in row else None for row in chunk], pa.string()))
                 else:
+                    values = [row.get(name) for row in chunk]
                     try:
-                        arrays.append(pa.array([row.get(name) for row in chunk], kind))
+                        array = pa.array(values, kind)
                     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
                         raise _ColumnMismatch(name) from exc
+                    if not _kept(array, values):
+                        raise _ColumnMismatch(name)
+                    arrays.append(array)
             writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
 
 
@@ -281,10 +300,29 @@ def _verdict_record(verdict: dict[str, Any]) -> dict[str, Any]:
 def _column_type(pa: Any, values: list[Any]) -> Any:
     """The Arrow type these values share, or None (JSON text) when they share none Parquet can store."""
     try:
-        kind = pa.array(values).type
+        array = pa.array(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
         return None
-    return kind if _storable(pa, kind) else None
+    return array.type if _storable(pa, array.type) and _kept(array, values) else None
+
+
+def _kept(array: Any, values: list[Any]) -> bool:
+    """Whether ``array`` gives back exactly ``values`` (checked where Arrow may reshape them: nested
+    values, and scalars of more than one Python type; a scalar column of one type always does)."""
+    if not array.type.num_fields and len({type(v) for v in values if v is not None}) <= 1:
+        return True
+    return all(map(_identical, array.to_pylist(), values))
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """Equal, and of the same types all the way down (``1`` is not ``1.0``)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_identical(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(_identical, a, b))
+    return bool(a == b) or (a != a and b != b)  # NaN is NaN
 
 
 def _storable(pa: Any, kind: Any) -> bool:

@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.adapters.fields import map_fields
+from rewardsmith.adapters.fields import label_fields, map_fields
 from rewardsmith.adapters.health import InputHealth
 from rewardsmith.adapters.on_error import ON_ERROR, OnError, RewardError, apply_on_error, check_on_error
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
@@ -72,9 +72,10 @@ class _Scorer:
     and dropped on pickling.
     """
 
-    def __init__(self, verifier: Verifier, columns: Mapping[str, str]) -> None:
+    def __init__(self, verifier: Verifier, columns: Mapping[str, str], label_column: str | None = None) -> None:
         self.verifier = verifier
         self.columns = dict(columns)  # verifier field -> dataset column (or dotted path into one)
+        self.label_column = label_column  # a column spread into fields (a dict, or JSON object text)
         self.batches = 0  # full-spec verifications actually run (for tests and logging)
         self.health = InputHealth("rewardsmith TRL reward", _columns_fix)
         self._init_local()
@@ -85,7 +86,8 @@ class _Scorer:
         self._pending: tuple[Any, Any, asyncio.Future[list[Verdict]]] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"verifier": self.verifier, "columns": self.columns, "batches": self.batches, "health": self.health}
+        return {"verifier": self.verifier, "columns": self.columns, "label_column": self.label_column,
+                "batches": self.batches, "health": self.health}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -95,10 +97,17 @@ class _Scorer:
         columns = {k: v for k, v in kwargs.items() if k not in TRL_KWARGS and isinstance(v, Sequence)
                    and not isinstance(v, str) and len(v) == len(completions)}
         return [
-            Sample(prompt=prompt, completion=completion,
-                   fields=map_fields({k: v[i] for k, v in columns.items()}, self.columns))
+            Sample(prompt=prompt, completion=completion, fields=map_fields(self._row(columns, i), self.columns))
             for i, (prompt, completion) in enumerate(zip(prompts, completions, strict=True))
         ]
+
+    def _row(self, columns: Mapping[str, Sequence[Any]], i: int) -> dict[str, Any]:
+        """Row ``i``'s columns; the label column, if any, spread into fields over them (as verl's
+        ground truth and OpenRLHF's label are: :func:`~rewardsmith.adapters.fields.label_fields`)."""
+        row = {k: v[i] for k, v in columns.items()}
+        if self.label_column is not None:
+            row.update(label_fields(row.pop(self.label_column, None)))
+        return row
 
     def score(self, prompts: Sequence[Any], completions: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Verdict]:
         with self._lock:
@@ -215,10 +224,10 @@ def is_additive(verifier: Verifier) -> bool:
     return verifier.name == "weighted" and len(verifier.components()) > 1
 
 
-def _make(spec: Spec, columns: Mapping[str, str] | None, on_error: OnError, split: bool, log: bool,
-          cls: type[RewardFunc]) -> list[RewardFunc]:
+def _make(spec: Spec, columns: Mapping[str, str] | None, label_column: str | None, on_error: OnError, split: bool,
+          log: bool, cls: type[RewardFunc]) -> list[RewardFunc]:
     verifier = build(spec)
-    scorer = _Scorer(verifier, columns or {})
+    scorer = _Scorer(verifier, columns or {}, label_column)
     if not split or not is_additive(verifier):
         return [cls(scorer, None, PREFIX + _ident(verifier.name), on_error, log)]
     return [cls(scorer, part, PREFIX + _ident(part), on_error, log) for part in verifier.components()]
@@ -228,17 +237,23 @@ def _ident(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in str(name))
 
 
-def reward_funcs(spec: Spec = "math", *, columns: Mapping[str, str] | None = None, on_error: OnError = "none",
-                 split: bool = True, log: bool = True, asynchronous: bool = False) -> list[RewardFunc]:
+def reward_funcs(spec: Spec = "math", *, columns: Mapping[str, str] | None = None, label_column: str | None = None,
+                 on_error: OnError = "none", split: bool = True, log: bool = True,
+                 asynchronous: bool = False) -> list[RewardFunc]:
     """TRL reward functions for ``spec``: one per component (``split=False``: one for the whole spec).
 
     ``columns`` maps the fields the verifiers read to dataset columns
     (``{"answer": "solution"}``: the ``answer`` field comes from the ``solution`` column; a dotted
     path such as ``reward_model.ground_truth`` reaches into a nested column).
+    ``label_column`` names a column whose value is spread into fields (a dict, or JSON object
+    text; anything else is the ``answer``), as verl's ground truth and OpenRLHF's label are: a
+    ``datasets`` table gives every row of a struct column the keys of all rows (a key a row lacks
+    comes back None) and cannot hold a column of mixed types, so nested fields (lists of dicts,
+    dicts with None values, any-JSON references) travel unchanged only as JSON text in one column.
     ``asynchronous=True`` returns ``async`` callables (see :func:`async_reward_funcs`).
     """
     check_on_error(on_error, ON_ERROR, "TRL")
-    return _make(spec, columns, on_error, split, log, AsyncRewardFunc if asynchronous else RewardFunc)
+    return _make(spec, columns, label_column, on_error, split, log, AsyncRewardFunc if asynchronous else RewardFunc)
 
 
 def async_reward_funcs(spec: Spec = "math", **options: Any) -> list[RewardFunc]:

@@ -127,9 +127,33 @@ def test_parquet_output_keeps_a_column_of_mixed_types(tmp_path):
     out = tmp_path / "out.parquet"
     assert score(str(src), "-o", str(out)) == 0
     back = [row.data for row in read_rows(out)]
-    # id: a number here, text there: stored as JSON text and read back as it was; meta: a struct
-    # whose fields are the union of the rows' keys (parquet's way), so row 1 gets k = null.
-    assert [(r["id"], r["meta"], r["reward"]) for r in back] == [(1, {"k": None}, 1.0), ("two", {"k": [1, 2]}, 1.0)]
+    # id: a number here, text there; meta: a struct would take the union of the rows' keys (row 1
+    # would read back with k = null): both stored as JSON text and read back as they were.
+    assert [(r["id"], r["meta"], r["reward"]) for r in back] == [(1, {}, 1.0), ("two", {"k": [1, 2]}, 1.0)]
+
+
+def test_parquet_output_gives_back_nested_fields_exactly_and_types_what_arrow_keeps(tmp_path):
+    """The fields a reward reads are read again from a parquet output (to rescore it, to train on it):
+    None stays None, a missing key stays missing, 1 stays 1; columns Arrow holds as they are stay typed."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    from rewardsmith.adapters.scoring.rows import read_rows
+
+    rows = [{"completion": "#### 1", "answer": "1", "kwargs": [{"n": 3, "rel": None}, {}], "ref": [1, 2.5],
+             "only_here": None, "shape": {"a": [1], "b": "x"}, "msgs": [{"role": "user", "content": "q"}]},
+            {"completion": "#### 2", "answer": "2", "kwargs": [{"keyword": "k"}], "ref": [2, 3],
+             "shape": {"a": [], "b": None}, "msgs": [{"role": "user", "content": "r"}]}]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    out = tmp_path / "out.parquet"
+    assert score(str(src), "-o", str(out)) == 0
+    back = [{k: v for k, v in row.data.items() if k not in ("reward", "verdict")} for row in read_rows(out)]
+    assert back == rows
+    assert [type(x) for x in back[0]["ref"]] == [int, float]
+    assert "only_here" in back[0] and "only_here" not in back[1]
+    schema = pq.read_schema(out)
+    # kept as Arrow types: the same keys in every row
+    assert str(schema.field("shape").type).startswith("struct") and str(schema.field("msgs").type).startswith("list")
+    for reshaped in ("kwargs", "ref", "only_here"):  # JSON text: Arrow would have given back other values
+        assert str(schema.field(reshaped).type) == "string", reshaped
 
 
 def test_gzip_in_and_out(reference, tmp_path):

@@ -193,6 +193,17 @@ def test_a_mapped_column_a_row_lacks_never_falls_back_to_the_rows_own_field():
     assert rewards == [0.0, 1.0]
 
 
+def test_a_label_column_is_spread_into_fields_like_verls_ground_truth():
+    """One JSON column carries nested fields through a datasets table unchanged; a plain label is the answer."""
+    (func,) = reward_funcs("test_field_score", label_column="label")
+    labels = ['{"s": 0.25, "st": "ok"}', {"s": 0.75}, None]
+    assert func(["p"] * 3, ["c"] * 3, label=labels, s=[1.0, 1.0, 0.5]) == [0.25, 0.75, 0.5]  # the label wins
+    (math,) = reward_funcs({"type": "math", "workers": 0}, label_column="label")
+    assert math(["q", "q"], [GOOD, GOOD], label=["4", '{"answer": "5"}']) == [1.0, 0.0]
+    copy = pickle.loads(pickle.dumps(func))
+    assert copy(["p"], ["c"], label=['{"s": 0.5}']) == [0.5]
+
+
 def test_the_error_policy_is_the_shared_one():
     """Item 12: one policy, one exception type, for every adapter."""
     from rewardsmith.adapters import on_error as policy

@@ -8,12 +8,8 @@ overrides docs/trainers.md gives; ``get_custom_reward_fn`` / ``resolve_reward_ma
 tokenizer (``tokenizers`` + transformers, loaded by verl's ``hf_tokenizer`` from a directory);
 ``assemble_rm_scores``, which builds verl's reward tensor. What is not: Ray. The worker is
 constructed and awaited in this process instead of as a Ray actor (starting a Ray cluster on
-two shared cores buys nothing the test checks).
-
-Hydra 1.3.8 needs antlr4 4.9 while rewardsmith's math-verify needs 4.13, so the config is composed
-in a subprocess whose path holds hydra-core 1.3.8, omegaconf 2.3.0 and antlr4 4.9.3
-(``tests/run.sh`` installs them into ``$REWARDSMITH_HYDRA_PATH``, default
-``~/.cache/rewardsmith/hydra-1.3.8``), and handed back as YAML, which OmegaConf loads here.
+two shared cores buys nothing the test checks). The config is composed with Hydra in a
+subprocess (``tests/verl_helpers.py`` says why).
 """
 
 from __future__ import annotations
@@ -30,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
+from verl_helpers import HYDRA_PATH, compose, load_tokenizer, make_batch, require_verl, run_worker, save_byte_tokenizer
 
 from rewardsmith.adapters.health import InputHealth
 from rewardsmith.adapters.on_error import RewardError
@@ -37,7 +34,6 @@ from rewardsmith.verifiers import Sample, build
 
 pytestmark = pytest.mark.slow
 
-HYDRA_PATH = Path(os.environ.get("REWARDSMITH_HYDRA_PATH", Path.home() / ".cache" / "rewardsmith" / "hydra-1.3.8"))
 MANAGER = "RewardsmithRewardManager"
 # The 0.1 paths (adapters/verl*.py, rewardsmith.adapters.verl*) are compatibility modules: still tested.
 MANAGER_PATHS = ["pkg://rewardsmith.adapters.trainers.verl_manager",
@@ -48,72 +44,19 @@ FUNCTION_PATHS = [str(REPO / "adapters" / "trainers" / "verl.py"), "pkg://reward
 MATH = {"type": "math", "workers": 0}
 
 
-def _require_verl():
-    """Skip without verl 0.9.1 and Hydra's path, but fail where tests/run.sh promised them."""
-    problem = None
-    try:
-        import verl
-        if verl.__version__ != "0.9.1":
-            problem = f"verl {verl.__version__} is installed; these tests pin verl 0.9.1"
-    except ImportError as exc:
-        problem = f"verl is not importable ({exc})"
-    if problem is None and not (HYDRA_PATH / "hydra").is_dir():
-        problem = f"no Hydra for composing verl's config in {HYDRA_PATH} (tests/run.sh installs it)"
-    if problem is None:
-        return
-    if os.environ.get("REWARDSMITH_REQUIRE_VERL") == "1":
-        pytest.fail(problem)
-    pytest.skip(problem, allow_module_level=True)
-
-
-_require_verl()
+require_verl()
 
 import numpy as np  # noqa: E402
-import torch  # noqa: E402
-from tensordict import TensorDict  # noqa: E402
-from verl import DataProto  # noqa: E402
 from verl.experimental.reward_loop.reward_loop import RewardLoopWorker  # noqa: E402
 from verl.trainer.ppo.reward import get_custom_reward_fn, resolve_reward_manager_cls  # noqa: E402
 from verl.utils.reward_score import default_compute_score  # noqa: E402
 
 from rewardsmith.adapters.trainers import verl as glue  # noqa: E402
 
-_COMPOSE = """
-import importlib.util, json, os, sys
-from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
-config_dir = os.path.join(importlib.util.find_spec("verl").submodule_search_locations[0], "trainer", "config")
-with initialize_config_dir(config_dir=config_dir, version_base=None):
-    cfg = compose("ppo_trainer", overrides=json.loads(sys.argv[1]))
-sys.stdout.write(OmegaConf.to_yaml(cfg))
-"""
-
-
-def compose(*overrides: str):
-    """verl 0.9.1's trainer config (``main_ppo``'s ``ppo_trainer``) with command-line overrides."""
-    from omegaconf import OmegaConf
-
-    env = {**os.environ, "PYTHONPATH": str(HYDRA_PATH)}
-    done = subprocess.run([sys.executable, "-c", _COMPOSE, json.dumps(list(overrides))], env=env,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return OmegaConf.create(done.stdout)
-
 
 @pytest.fixture(scope="module")
 def tokenizer_dir(tmp_path_factory):
-    """A real byte-level BPE tokenizer (every text round-trips), saved where verl's hf_tokenizer loads it."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
-    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
-    vocab = {"<pad>": 0, "</s>": 1, **{c: i + 2 for i, c in enumerate(alphabet)}}
-    tok = Tokenizer(models.BPE(vocab=vocab, merges=[]))
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    path = tmp_path_factory.mktemp("tokenizer")
-    PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>").save_pretrained(path)
-    return path
+    return save_byte_tokenizer(tmp_path_factory.mktemp("tokenizer"))
 
 
 @pytest.fixture(autouse=True)
@@ -126,32 +69,6 @@ def fresh_state(monkeypatch):
     monkeypatch.setattr(glue, "_configured", None)
 
 
-def make_batch(tokenizer, rows):
-    """A DataProto shaped as verl's agent loop hands it to the reward loop: left-padded prompts,
-    right-padded responses ending in EOS, one attention mask over both; labels as verl's
-    preprocessing writes them (``data_source``, ``reward_model.ground_truth``, ``extra_info``)."""
-    prompts = [tokenizer(r["prompt"])["input_ids"] for r in rows]
-    responses = [tokenizer(r["response"])["input_ids"] + [tokenizer.eos_token_id] for r in rows]
-    width_p = max(map(len, prompts))
-    width_r = max(map(len, responses)) + 2
-    pad = tokenizer.pad_token_id
-    prompt_ids = torch.tensor([[pad] * (width_p - len(p)) + p for p in prompts])
-    prompt_mask = torch.tensor([[0] * (width_p - len(p)) + [1] * len(p) for p in prompts])
-    response_ids = torch.tensor([r + [pad] * (width_r - len(r)) for r in responses])
-    response_mask = torch.tensor([[1] * len(r) + [0] * (width_r - len(r)) for r in responses])
-    batch = TensorDict({"prompts": prompt_ids, "responses": response_ids,
-                        "input_ids": torch.cat([prompt_ids, response_ids], 1),
-                        "attention_mask": torch.cat([prompt_mask, response_mask], 1)}, batch_size=len(rows))
-    non_tensor = {
-        "data_source": np.array([r["data_source"] for r in rows], dtype=object),
-        "extra_info": np.array([dict(r.get("extra_info", {})) for r in rows], dtype=object),
-    }
-    if any("ground_truth" in r for r in rows):
-        non_tensor["reward_model"] = np.array([{"style": "rule", "ground_truth": r.get("ground_truth")} for r in rows],
-                                              dtype=object)
-    return DataProto(batch=batch, non_tensor_batch=non_tensor)
-
-
 def expected_verdicts(spec, rows):
     """What ``build(spec).verify`` says of each row, its fields spelled out independently of the glue."""
     verifier = build(spec)
@@ -162,18 +79,6 @@ def expected_verdicts(spec, rows):
                   "data_source": r["data_source"]}
         out.append(verifier.verify(Sample(prompt=r["prompt"], completion=r["response"], fields=fields)))
     return out
-
-
-def run_worker(config, data, per_row=False):
-    """verl's RewardLoopWorker, built and awaited on one event loop as its Ray actor is."""
-    async def main():
-        worker = RewardLoopWorker(config)
-        if per_row:  # the streaming path: the agent loop sends each finished rollout on its own
-            outputs = await asyncio.gather(*(worker.compute_score(data[i:i + 1]) for i in range(len(data))))
-        else:
-            outputs = await worker.compute_score_batch(data)
-        return worker, outputs
-    return asyncio.run(main())
 
 
 ROWS = [
@@ -224,7 +129,7 @@ def test_documented_function_keys_reach_compute_score_and_score_like_build(token
                   f"reward.custom_reward_function.path={path}", "reward.custom_reward_function.name=compute_score",
                   f"+reward.custom_reward_function.reward_kwargs.reward={spec_file(ROUTED)}")
     assert get_custom_reward_fn(cfg) is not None
-    worker, outputs = run_worker(cfg, make_batch(_tokenizer(tokenizer_dir), ROWS))
+    worker, outputs = run_worker(cfg, make_batch(load_tokenizer(tokenizer_dir), ROWS))
     assert type(worker.reward_manager).__name__ == "NaiveRewardManager"  # 0.9.1's default manager, per row
     expected = expected_verdicts(ROUTED, ROWS)
     assert [o["reward_score"] for o in outputs] == [v.score for v in expected]
@@ -240,7 +145,7 @@ def test_top_level_custom_reward_function_is_what_0_9_1_ignores(tokenizer_dir):
     assert get_custom_reward_fn(cfg) is None
     rows = [{"prompt": "What is 2+2?", "response": r"So \boxed{4}.", "data_source": "openai/gsm8k",
              "ground_truth": "4"}]
-    worker, outputs = run_worker(cfg, make_batch(_tokenizer(tokenizer_dir), rows))
+    worker, outputs = run_worker(cfg, make_batch(load_tokenizer(tokenizer_dir), rows))
     assert worker.reward_manager.compute_score is default_compute_score
     assert outputs[0]["reward_score"] == 0.0  # verl's gsm8k scorer wants "#### 4"
     assert expected_verdicts(MATH, rows)[0].score == 1.0  # the reward the user asked for
@@ -271,7 +176,7 @@ def test_manager_loads_by_importlib_and_scores_the_batch_in_one_verify_batch(tok
     real = verifier.verify_batch
     monkeypatch.setattr(verifier, "verify_batch", lambda samples: batches.append(len(samples)) or real(samples))
 
-    data = make_batch(_tokenizer(tokenizer_dir), ROWS)
+    data = make_batch(load_tokenizer(tokenizer_dir), ROWS)
     worker, outputs = run_worker(cfg, data)
     assert batches == [len(ROWS)]
 
@@ -309,7 +214,7 @@ def test_manager_batches_rows_streamed_one_at_a_time(tokenizer_dir, spec_file, m
         return real(samples)
 
     monkeypatch.setattr(verifier, "verify_batch", spy)
-    data = make_batch(_tokenizer(tokenizer_dir), ROWS)
+    data = make_batch(load_tokenizer(tokenizer_dir), ROWS)
     expected = [v.score for v in expected_verdicts(ROUTED, ROWS)]
 
     release.set()
@@ -338,7 +243,7 @@ def test_manager_batches_rows_streamed_one_at_a_time(tokenizer_dir, spec_file, m
 
 def test_manager_takes_the_prompt_from_raw_prompt_or_the_prompt_tokens(tokenizer_dir, spec_file):
     cfg = compose(*manager_overrides(tokenizer_dir, MANAGER_PATHS[0], manager_spec(spec_file(MATH))))
-    data = make_batch(_tokenizer(tokenizer_dir), ROWS[:2])
+    data = make_batch(load_tokenizer(tokenizer_dir), ROWS[:2])
 
     async def prompts():
         worker = RewardLoopWorker(cfg)
@@ -361,7 +266,7 @@ def test_manager_on_error_zero_scores_error_rows_zero_and_counts_them(tokenizer_
     cfg = compose(*manager_overrides(tokenizer_dir, MANAGER_PATHS[0],
                                      manager_spec(spec_file(ERRORING))))
     with caplog.at_level(logging.WARNING, logger="rewardsmith"):
-        _, outputs = run_worker(cfg, make_batch(_tokenizer(tokenizer_dir), ERROR_ROWS))
+        _, outputs = run_worker(cfg, make_batch(load_tokenizer(tokenizer_dir), ERROR_ROWS))
     assert [o["reward_score"] for o in outputs] == [0.0, 1.0]  # the failed row never pays its 1.0
     assert [o["reward_extra_info"]["error"] for o in outputs] == [1.0, 0.0]
     assert [r.message for r in caplog.records if "status=error" in r.message][:1]
@@ -372,7 +277,7 @@ def test_manager_on_error_raise_stops_with_reward_error(tokenizer_dir, spec_file
                                      manager_spec(spec_file(ERRORING)),
                                      "+reward.reward_kwargs.on_error=raise"))
     with pytest.raises(RewardError, match="status=error"):
-        run_worker(cfg, make_batch(_tokenizer(tokenizer_dir), ERROR_ROWS))
+        run_worker(cfg, make_batch(load_tokenizer(tokenizer_dir), ERROR_ROWS))
 
 
 @pytest.mark.parametrize(("extra", "message"), [
@@ -383,14 +288,14 @@ def test_manager_on_error_raise_stops_with_reward_error(tokenizer_dir, spec_file
 def test_manager_refuses_a_config_it_cannot_honour(tokenizer_dir, extra, message):
     cfg = compose(*manager_overrides(tokenizer_dir, MANAGER_PATHS[0], *extra))
     with pytest.raises(ValueError, match=message):
-        run_worker(cfg, make_batch(_tokenizer(tokenizer_dir), ROWS[:1]))
+        run_worker(cfg, make_batch(load_tokenizer(tokenizer_dir), ROWS[:1]))
 
 
 # --- item 5: the input-health warning, verl side ---------------------------------------------------
 
 def test_manager_warns_once_when_rows_lack_the_ground_truth(tokenizer_dir, spec_file, caplog):
     cfg = compose(*manager_overrides(tokenizer_dir, MANAGER_PATHS[0], manager_spec(spec_file(MATH))))
-    tok = _tokenizer(tokenizer_dir)
+    tok = load_tokenizer(tokenizer_dir)
     unlabelled = [{k: v for k, v in r.items() if k != "ground_truth"} for r in ROWS] * 4  # 20 rows, no reward_model
     with caplog.at_level(logging.WARNING, logger="rewardsmith"):
         _, good = run_worker(cfg, make_batch(tok, ROWS * 4))
@@ -402,12 +307,6 @@ def test_manager_warns_once_when_rows_lack_the_ground_truth(tokenizer_dir, spec_
     assert "'answer'" in warnings[0] and "reward_model" in warnings[0] and "ground_truth" in warnings[0]
     assert {o["reward_extra_info"]["invalid"] for o in bad} == {1.0}
     assert {o["reward_extra_info"]["invalid"] for o in good} == {0.0}
-
-
-def _tokenizer(path):
-    from verl.utils import hf_tokenizer
-
-    return hf_tokenizer(str(path))
 
 
 # --- item 4: the bundled data/reward.yaml with verl's own data_source names --------------------------
@@ -437,7 +336,7 @@ def test_bundled_reward_yaml_scores_verls_data_source_names(tokenizer_dir, entry
                      f"+reward.custom_reward_function.reward_kwargs.reward={spec}")
     else:
         overrides = manager_overrides(tokenizer_dir, MANAGER_PATHS[0], manager_spec(spec))
-    _, outputs = run_worker(compose(*overrides), make_batch(_tokenizer(tokenizer_dir), VERL_NAMED_ROWS))
+    _, outputs = run_worker(compose(*overrides), make_batch(load_tokenizer(tokenizer_dir), VERL_NAMED_ROWS))
     assert [o["reward_extra_info"]["status"] for o in outputs] == [v.status for v in expected]
     assert [o["reward_score"] for o in outputs] == [v.score for v in expected]
     assert "invalid_input" not in {v.status for v in expected}
@@ -450,8 +349,6 @@ def test_math_grades_the_same_beside_hydras_antlr_runtime():
     grammar too, so one environment can hold both (rewardsmith pins no single runtime). The
     labelled math cases grade the same under 4.9.3 (Hydra's folder first on the path) as here."""
     import json
-    import subprocess
-    import sys
 
     lines = (REPO / "data" / "math_cases.jsonl").read_text().splitlines()
     rows = [row for row in map(json.loads, lines) if "options" not in row]
