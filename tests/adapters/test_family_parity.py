@@ -60,9 +60,9 @@ CASES = [
     # The new families: one line each, their example rows and their default spec.
     # ("data/ifeval_examples.jsonl", "ifeval"),
     # ("data/json_examples.jsonl", "json"),
-    # ("data/tool_call_examples.jsonl", "tool_call"),
-    # ("data/choice_examples.jsonl", "choice"),
-    # ("data/qa_examples.jsonl", "qa"),
+    ("data/tool_call_examples.jsonl", "tool_call"),
+    ("data/choice_examples.jsonl", "choice"),
+    ("data/qa_examples.jsonl", "qa"),
 ]
 # Rows that exist to hang a grader past its timeout (minutes each without a worker pool).
 SLOW_ROWS = {"pathological"}
