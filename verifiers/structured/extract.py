@@ -1,0 +1,71 @@
+"""Which text of a completion is its structured answer: all of it, or its one fenced block.
+
+Never "some JSON found somewhere in the prose": a reader that searches lets a policy put several
+candidates in one completion and be paid for whichever the search finds. The answer is either the
+whole completion (``whole``, after a leading reasoning block) or exactly one fenced code block
+(``fenced``): two fenced blocks are two answers, a hedge, whatever their languages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rewardsmith.verifiers.reasoning import after_reasoning
+
+EXTRACTS = ("whole", "fenced")
+# A CommonMark fence: up to three spaces, three or more backticks or tildes, an info string.
+_OPENER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)[^`\n]*$")
+# The info strings a block of each format may carry (empty: a bare fence).
+LANGUAGES = {"json": ("", "json", "jsonc"), "yaml": ("", "yaml", "yml"), "toml": ("", "toml")}
+
+
+@dataclass(frozen=True)
+class Region:
+    """The answer's text, or why there is none (``problem``); ``hedge`` when there are several."""
+
+    text: str | None
+    problem: str = ""
+    hedge: bool = False
+
+
+def answer_text(completion: str, extract: str, fmt: str) -> Region:
+    """The answer text of ``completion`` under ``extract`` (``whole`` or ``fenced``) for format ``fmt``."""
+    region = after_reasoning(completion)
+    if region is None:
+        return Region(None, "the completion opens a <think> block and never closes it")
+    if extract == "whole":
+        text = region.strip(" \t\r\n")
+        return Region(text) if text else Region(None, "empty answer")
+    blocks = fenced_blocks(region)
+    if isinstance(blocks, str):
+        return Region(None, blocks)
+    if not blocks:
+        return Region(None, "no fenced code block")
+    if len(blocks) > 1:
+        return Region(None, f"{len(blocks)} fenced code blocks: one answer, one block", hedge=True)
+    language, body = blocks[0]
+    if language.lower() not in LANGUAGES[fmt]:
+        return Region(None, f"the fenced block is marked {language!r}, not {fmt}")
+    text = body.strip(" \t\r\n")
+    return Region(text) if text else Region(None, "empty fenced block")
+
+
+def fenced_blocks(text: str) -> list[tuple[str, str]] | str:
+    """Every fenced block of ``text`` as (info word, body), or a problem (a fence never closed)."""
+    blocks: list[tuple[str, str]] = []
+    lines = text.replace("\r\n", "\n").split("\n")
+    i = 0
+    while i < len(lines):
+        opener = _OPENER.match(lines[i])
+        if opener is None:
+            i += 1
+            continue
+        fence, language = opener.group(1), opener.group(2)
+        closer = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+        end = next((j for j in range(i + 1, len(lines)) if closer.match(lines[j])), None)
+        if end is None:
+            return "a fenced code block is never closed"
+        blocks.append((language, "\n".join(lines[i + 1 : end])))
+        i = end + 1
+    return blocks
