@@ -25,8 +25,8 @@ def after_reasoning(text: str) -> str | None:
     opened = THINK_OPEN.match(text, len(text) - len(text.lstrip()))
     if opened is not None:
         closed = THINK_CLOSE.search(text, opened.end())
-        return None if closed is None else text[closed.end():]
+        return None if closed is None else text[closed.end() :]
     closed = THINK_CLOSE.search(text)
     if closed is not None and THINK_OPEN.search(text, 0, closed.start()) is None:
-        return text[closed.end():]  # the template opened the block: everything before its close is reasoning
+        return text[closed.end() :]  # the template opened the block: everything before its close is reasoning
     return text

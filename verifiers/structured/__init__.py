@@ -52,16 +52,20 @@ class JsonVerifier(Verifier):
 
     format: Literal["json", "yaml", "toml"] = option("json", "how the answer is written")
     extract: Literal["whole", "fenced"] = option(
-        "whole", "whole: the completion (after a <think> block) is the answer; fenced: its one fenced code block")
+        "whole", "whole: the completion (after a <think> block) is the answer; fenced: its one fenced code block"
+    )
     schema: Mapping[str, Any] | bool | None = option(
-        None, "an inline JSON Schema for every row (otherwise the row's schema_field is read)")
+        None, "an inline JSON Schema for every row (otherwise the row's schema_field is read)"
+    )
     schema_field: str | None = option("schema", "the field holding the row's JSON Schema (null: no schema check)")
     reference_field: str | None = option(
-        "reference", "the field holding the expected value (null: schema only, which pays placeholders)")
+        "reference", "the field holding the expected value (null: schema only, which pays placeholders)"
+    )
     reference_text: bool = option(False, "the reference field holds JSON text to parse, not the value itself")
     compare: Literal["exact", "fields"] = option("exact", "exact: 1 or 0; fields: fraction of reference leaves matched")
     extra_keys: Literal["reject", "penalize", "ignore"] = option(
-        "reject", "keys (and array items) the reference lacks: score 0, count as wrong, or not count")
+        "reject", "keys (and array items) the reference lacks: score 0, count as wrong, or not count"
+    )
     list_order: Literal["strict", "any"] = option("strict", "whether arrays compare in order or as multisets")
     check_formats: bool = option(True, "assert the schema's 'format' keywords jsonschema can check")
     max_chars: Positive = option(100_000, "longest answer read, in characters")
@@ -69,11 +73,19 @@ class JsonVerifier(Verifier):
     max_digits: Positive = option(1000, "longest number literal read, in digits")
     timeout_s: Annotated[float, Range(gt=0)] = option(5.0, "wall-clock limit per answer validated in the pool")
     workers: Annotated[int, Range(ge=0)] | None = option(
-        None, "pool processes for costly schemas (default: the CPUs); 0 validates in-process, without a time limit")
+        None, "pool processes for costly schemas (default: the CPUs); 0 validates in-process, without a time limit"
+    )
 
     def __post_init__(self) -> None:
-        self.task = GradeTask(self.format, self.extract, Limits(self.max_chars, self.max_depth, self.max_digits),
-                              self.compare, self.extra_keys, self.list_order, self.check_formats)
+        self.task = GradeTask(
+            self.format,
+            self.extract,
+            Limits(self.max_chars, self.max_depth, self.max_digits),
+            self.compare,
+            self.extra_keys,
+            self.list_order,
+            self.check_formats,
+        )
         self._inline: str | None = None
         if self.schema is not None:
             try:
@@ -121,8 +133,11 @@ class JsonVerifier(Verifier):
         if key is None and self.schema_field is not None:
             raw = lookup(sample.fields, self.schema_field)
             if raw is MISSING or raw is None:
-                return invalid_input(f"sample has no {self.schema_field!r} field holding a JSON Schema "
-                                     "(set schema_field: null for no schema check)", missing_field=self.schema_field)
+                return invalid_input(
+                    f"sample has no {self.schema_field!r} field holding a JSON Schema "
+                    "(set schema_field: null for no schema check)",
+                    missing_field=self.schema_field,
+                )
             try:
                 key = schemas.schema_key(schemas.read_schema(raw))
                 schemas.check(key, self.check_formats)
@@ -132,13 +147,17 @@ class JsonVerifier(Verifier):
             return Item(text, key)
         reference = lookup(sample.fields, self.reference_field)
         if reference is MISSING or reference is None:
-            return invalid_input(f"sample has no {self.reference_field!r} field holding the expected value "
-                                 "(set reference_field: null for a schema-only reward)",
-                                 missing_field=self.reference_field)
+            return invalid_input(
+                f"sample has no {self.reference_field!r} field holding the expected value "
+                "(set reference_field: null for a schema-only reward)",
+                missing_field=self.reference_field,
+            )
         if self.reference_text:
             if not isinstance(reference, str):
-                return invalid_input(f"{self.reference_field!r} should hold JSON text (reference_text: true), "
-                                     f"got {type(reference).__name__}")
+                return invalid_input(
+                    f"{self.reference_field!r} should hold JSON text (reference_text: true), "
+                    f"got {type(reference).__name__}"
+                )
             try:
                 reference = parse(reference, "json", Limits(max_chars=10**9, max_depth=10**4, max_digits=10**4))
             except Unreadable as exc:
@@ -162,11 +181,24 @@ class JsonVerifier(Verifier):
             if outcome.kind == "ok":
                 verdicts.append(outcome.value)
             elif outcome.kind == "timeout":  # the answer chose what the schema's patterns ran on
-                verdicts.append(Verdict(score=0.0, correct=None, status="timeout", elapsed_s=self.timeout_s,
-                                        feedback=f"validation took longer than {self.timeout_s:g}s"))
+                verdicts.append(
+                    Verdict(
+                        score=0.0,
+                        correct=None,
+                        status="timeout",
+                        elapsed_s=self.timeout_s,
+                        feedback=f"validation took longer than {self.timeout_s:g}s",
+                    )
+                )
             elif outcome.kind == "crash":
-                verdicts.append(Verdict(score=0.0, correct=False, status="no_answer",
-                                        feedback=f"the answer crashed the validator ({outcome.value})"))
+                verdicts.append(
+                    Verdict(
+                        score=0.0,
+                        correct=False,
+                        status="no_answer",
+                        feedback=f"the answer crashed the validator ({outcome.value})",
+                    )
+                )
             else:
                 verdicts.append(error(f"json grading failed: {outcome.value}"))
         return verdicts

@@ -70,8 +70,13 @@ class GradeTask:
         except schema.SchemaProblem as exc:
             return invalid_input(str(exc), **details)
         except (Exception, RecursionError, MemoryError) as exc:  # the answer made the validator or the comparison fail
-            return Verdict(score=0.0, correct=False, status="ok", details=details,
-                           feedback=f"the answer could not be checked ({type(exc).__name__}: {short(str(exc), 120)})")
+            return Verdict(
+                score=0.0,
+                correct=False,
+                status="ok",
+                details=details,
+                feedback=f"the answer could not be checked ({type(exc).__name__}: {short(str(exc), 120)})",
+            )
 
     def _judge(self, value: Any, item: Item, details: dict[str, Any]) -> Verdict:
         if item.schema_key is not None:
@@ -79,14 +84,29 @@ class GradeTask:
             details["valid"] = not found
             if found:
                 details["schema_errors"] = found
-                return Verdict(score=0.0, correct=False, status="ok", details=details,
-                               feedback=f"does not match the schema: {found[0]}")
+                return Verdict(
+                    score=0.0,
+                    correct=False,
+                    status="ok",
+                    details=details,
+                    feedback=f"does not match the schema: {found[0]}",
+                )
         if not item.has_reference:
             if item.schema_key is not None and compare.canon(value) == compare.canon(json.loads(item.schema_key)):
-                return Verdict(score=0.0, correct=False, status="ok", details=details,
-                               feedback="the answer is the schema itself, echoed back")
-            return Verdict(score=1.0, correct=True, status="ok", details=details,
-                           feedback="" if item.schema_key is not None else "read (no schema, no reference)")
+                return Verdict(
+                    score=0.0,
+                    correct=False,
+                    status="ok",
+                    details=details,
+                    feedback="the answer is the schema itself, echoed back",
+                )
+            return Verdict(
+                score=1.0,
+                correct=True,
+                status="ok",
+                details=details,
+                feedback="" if item.schema_key is not None else "read (no schema, no reference)",
+            )
         result = compare.tally(item.reference, value, self.list_order == "any")
         score = compare.score(result, self.compare, self.extra_keys)
         details.update(matched=result.matched, leaves=result.total, extra=result.extras)

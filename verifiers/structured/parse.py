@@ -67,8 +67,13 @@ def _reason(exc: Exception) -> str:
 
 
 def _read_json(text: str, limits: Limits) -> Any:
-    return json.loads(text, object_pairs_hook=_unique_keys, parse_int=_integer(limits),
-                      parse_float=_float(limits), parse_constant=_constant)
+    return json.loads(
+        text,
+        object_pairs_hook=_unique_keys,
+        parse_int=_integer(limits),
+        parse_float=_float(limits),
+        parse_constant=_constant,
+    )
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -111,7 +116,7 @@ def _constant(name: str) -> Any:
 def _read_yaml(text: str, limits: Limits) -> Any:
     import yaml
 
-    return yaml.load(text, Loader=_yaml_loader())  # noqa: S506 (a SafeLoader subclass)
+    return yaml.load(text, Loader=_yaml_loader())  # a SafeLoader subclass
 
 
 _LOADER: Any = None

@@ -22,8 +22,7 @@ from typing import Any
 from rewardsmith.verifiers.core import short
 
 # Keywords whose cost the answer can make super-linear (see the module docstring).
-_COSTLY = frozenset({"pattern", "patternProperties", "uniqueItems", "$ref", "$dynamicRef", "$recursiveRef",
-                     "format"})
+_COSTLY = frozenset({"pattern", "patternProperties", "uniqueItems", "$ref", "$dynamicRef", "$recursiveRef", "format"})
 _CHEAP_WHEN = {"uniqueItems": lambda v: v is not True, "format": lambda v: v != "regex"}
 _ERRORS_KEPT = 5
 _CACHE_SIZE = 256
@@ -93,8 +92,9 @@ def validator(key: str, check_formats: bool) -> Any:
         cls.check_schema(schema)
     except SchemaError as exc:
         where = "/".join(str(p) for p in exc.path)
-        raise SchemaProblem(f"malformed JSON Schema{f' at {where}' if where else ''}: {short(exc.message, 160)}") \
-            from None
+        raise SchemaProblem(
+            f"malformed JSON Schema{f' at {where}' if where else ''}: {short(exc.message, 160)}"
+        ) from None
     made = cls(schema, format_checker=cls.FORMAT_CHECKER if check_formats else None)
     if len(_validators) >= _CACHE_SIZE:
         _validators.pop(next(iter(_validators)))
