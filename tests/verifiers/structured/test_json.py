@@ -386,3 +386,12 @@ def test_importing_the_verifiers_does_not_import_jsonschema():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[0] == "False"
+
+
+def test_the_example_rows_score_as_labelled():
+    rows = [json.loads(line) for line in (REPO / "data" / "json_examples.jsonl").read_text().splitlines()]
+    verdicts = build("json").verify_batch([Sample.from_row(row) for row in rows])
+    for row, verdict in zip(rows, verdicts, strict=True):
+        expected = {"right": (1.0, "ok"), "wrong": (0.0, "ok"), "no_answer": (0.0, "no_answer")}[row["expect"]]
+        assert (verdict.score, verdict.status) == expected, (row["id"], verdict.feedback)
+    assert {row["expect"] for row in rows} == {"right", "wrong", "no_answer"}
