@@ -9,7 +9,7 @@ switch makes right (``(7, 6)`` for ``(6, 7)`` under ``set_order``) is skipped wh
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 from rewardsmith.verifiers.core import Verifier
@@ -39,6 +39,8 @@ class Traits:
     switches_any: frozenset[str]  # leniency switches some math part has on
     methods_all: frozenset[str]  # extraction methods every math part uses
     format_tags: tuple[tuple[str, ...], ...]  # the tags of each format part
+    # every part, for families that read a part's options (where a json part finds its schema)
+    verifiers: tuple[Verifier, ...] = field(default=(), compare=False, repr=False)
 
     @classmethod
     def of(cls, verifier: Verifier) -> Traits:
@@ -56,7 +58,12 @@ class Traits:
             switches_any=frozenset().union(*switch_sets),
             methods_all=frozenset.intersection(*method_sets) if method_sets else frozenset(),
             format_tags=tuple(dict.fromkeys(tuple(v.tags) for v in found if v.name == "format")),
+            verifiers=tuple(found),
         )
+
+    def of_kind(self, kind: str) -> list[Verifier]:
+        """The parts registered as ``kind`` (``json``), in the order the spec walks them."""
+        return [v for v in self.verifiers if getattr(v, "name", None) == kind]
 
     @property
     def has_math(self) -> bool:
