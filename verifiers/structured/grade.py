@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from rewardsmith.verifiers.core import Verdict, invalid_input, short
@@ -92,7 +93,7 @@ class GradeTask:
                     feedback=f"does not match the schema: {found[0]}",
                 )
         if not item.has_reference:
-            if item.schema_key is not None and compare.canon(value) == compare.canon(json.loads(item.schema_key)):
+            if item.schema_key is not None and _echoes(value, item.schema_key):
                 return Verdict(
                     score=0.0,
                     correct=False,
@@ -114,6 +115,19 @@ class GradeTask:
             details["differences"] = result.differences
         feedback = "" if score == 1.0 else _why(result, self.extra_keys)
         return Verdict(score=score, correct=score == 1.0, status="ok", feedback=feedback, details=details)
+
+
+def _echoes(value: Any, key: str) -> bool:
+    """Whether ``value`` is the schema itself (compared only when it is an object with the schema's keys)."""
+    if not isinstance(value, dict):
+        return False
+    schema = _schema_value(key)
+    return isinstance(schema, dict) and value.keys() == schema.keys() and compare.canon(value) == compare.canon(schema)
+
+
+@lru_cache(maxsize=64)
+def _schema_value(key: str) -> Any:
+    return json.loads(key)
 
 
 def _why(result: compare.Tally, extra_keys: str) -> str:
