@@ -91,6 +91,26 @@ def test_two_fenced_blocks_are_a_hedge():
 
 
 @pytest.mark.parametrize(
+    "prose",
+    [
+        'Or, if that is wrong: {"name": "Bob", "age": 3}',
+        'Alternatively `{"name": "Bob", "age": 3}` also fits.',
+        "Other ages: [35, 37]",
+        "[" * 65,  # too many brackets to check: refused unread
+    ],
+)
+def test_a_value_in_the_prose_around_the_fenced_block_is_a_hedge(prose):
+    verdict = score(f"```json\n{RIGHT}\n```\n{prose}", {"extract": "fenced"})
+    assert (verdict.score, verdict.status) == (0.0, "ok")
+    assert "outside the fenced block" in verdict.feedback
+
+
+def test_prose_without_a_value_around_the_fenced_block_is_fine():
+    text = f"Here is {{name}}'s record [see above]:\n```json\n{RIGHT}\n```\nAll fields come from the text {{}} []."
+    assert score(text, {"extract": "fenced"}).score == 1.0
+
+
+@pytest.mark.parametrize(
     "completion",
     [
         f"```python\n{RIGHT}\n```",  # another language
