@@ -54,8 +54,8 @@ class JsonVerifier(Verifier):
     extract: Literal["whole", "fenced"] = option(
         "whole", "whole: the completion (after a <think> block) is the answer; fenced: its one fenced code block"
     )
-    schema: Mapping[str, Any] | bool | None = option(
-        None, "an inline JSON Schema for every row (otherwise the row's schema_field is read)"
+    schema: Mapping[str, Any] | bool | str | None = option(
+        None, "an inline JSON Schema for every row, or its JSON text (otherwise the row's schema_field is read)"
     )
     schema_field: str | None = option("schema", "the field holding the row's JSON Schema (null: no schema check)")
     reference_field: str | None = option(
@@ -96,7 +96,7 @@ class JsonVerifier(Verifier):
 
     def start(self, wait: bool = False) -> None:
         """Start the worker pool now when an inline schema will need it (see :meth:`Verifier.start`)."""
-        if self.workers == 0 or self._inline is None or not schemas.needs_isolation(self.schema):
+        if self.workers == 0 or self._inline is None or not schemas.needs_isolation(_loads(self._inline)):
             return
         from rewardsmith.verifiers.pool import shared_pool
 

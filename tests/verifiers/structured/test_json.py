@@ -282,6 +282,8 @@ def test_toml_answers_pay_and_toml_tricks_do_not():
 def test_schema_from_an_inline_spec_or_a_json_text_field():
     inline = {"schema": SCHEMA}
     assert score(RIGHT, inline, schema=None).score == 1.0
+    assert score(RIGHT, {"schema": json.dumps(SCHEMA)}, schema=None).score == 1.0
+    assert score(RIGHT, inline, schema={"type": "string"}).score == 1.0  # the inline schema wins
     assert score(RIGHT, {}, schema=json.dumps(SCHEMA)).score == 1.0
 
 
@@ -415,3 +417,15 @@ def test_the_example_rows_score_as_labelled():
         expected = {"right": (1.0, "ok"), "wrong": (0.0, "ok"), "no_answer": (0.0, "no_answer")}[row["expect"]]
         assert (verdict.score, verdict.status) == expected, (row["id"], verdict.feedback)
     assert {row["expect"] for row in rows} == {"right", "wrong", "no_answer"}
+
+
+def test_start_warms_the_pool_only_for_a_costly_inline_schema():
+    from rewardsmith.verifiers.pool import started_workers
+
+    before = started_workers()
+    build({"type": "json", "schema": json.dumps(SCHEMA), "workers": 1}).start(wait=True)
+    assert started_workers() == before  # a cheap schema: graded in-process, nothing to start
+    costly = build({"type": "json", "schema": CATASTROPHIC, "reference_field": None, "workers": 1})
+    costly.start(wait=True)
+    assert started_workers() >= 1
+    assert costly.verify(Sample(completion='{"id": "aa"}')).score == 1.0
