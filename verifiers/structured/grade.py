@@ -110,11 +110,29 @@ class GradeTask:
             )
         result = compare.tally(item.reference, value, self.list_order == "any")
         score = compare.score(result, self.compare, self.extra_keys)
+        if score < 1.0 and item.schema_key is not None:
+            broken = _reference_breaks_schema(item, self.check_formats)
+            if broken:
+                return invalid_input(
+                    f"the row's reference does not match its own schema ({broken}): no answer "
+                    "could be right (reference_text: true reads a reference stored as JSON text)",
+                    **details,
+                )
         details.update(matched=result.matched, leaves=result.total, extra=result.extras)
         if result.differences:
             details["differences"] = result.differences
         feedback = "" if score == 1.0 else _why(result, self.extra_keys)
         return Verdict(score=score, correct=score == 1.0, status="ok", feedback=feedback, details=details)
+
+
+def _reference_breaks_schema(item: Item, check_formats: bool) -> str:
+    """The first reason the row's reference is schema-invalid, or "" (checked only when an answer missed:
+    an inconsistent row must not pass for a wrong answer, e.g. a reference stored as JSON text)."""
+    try:
+        found = schema.errors(item.schema_key, item.reference, check_formats)
+    except (Exception, RecursionError):  # the reference is the row's: whatever it does, the row is at fault
+        return "it cannot be validated"
+    return found[0] if found else ""
 
 
 def _echoes(value: Any, key: str) -> bool:

@@ -39,7 +39,7 @@ def read_schema(value: Any) -> Any:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise SchemaProblem(f"the schema is a string but not JSON: {short(str(exc), 120)}") from None
     if not isinstance(value, Mapping | bool):
         raise SchemaProblem(f"a JSON Schema is an object or a boolean, got {short(value, 80)}")
@@ -50,7 +50,7 @@ def schema_key(schema: Any) -> str:
     """The schema's canonical JSON text: the key of the validator cache, small to send to a worker."""
     try:
         return json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise SchemaProblem(f"the schema is not a JSON value: {short(str(exc), 120)}") from None
 
 
@@ -87,15 +87,17 @@ def validator(key: str, check_formats: bool) -> Any:
     from jsonschema import Draft202012Validator, SchemaError, validators
 
     schema = json.loads(key)
-    cls = validators.validator_for(schema, default=Draft202012Validator)
     try:
+        cls = validators.validator_for(schema, default=Draft202012Validator)
         cls.check_schema(schema)
-    except SchemaError as exc:
+        made = cls(schema, format_checker=cls.FORMAT_CHECKER if check_formats else None)
+    except (Exception, RecursionError) as exc:  # whatever a schema makes jsonschema raise is the schema's fault
+        if not isinstance(exc, SchemaError):
+            raise SchemaProblem(f"unusable JSON Schema: {type(exc).__name__}: {short(str(exc), 160)}") from None
         where = "/".join(str(p) for p in exc.path)
         raise SchemaProblem(
             f"malformed JSON Schema{f' at {where}' if where else ''}: {short(exc.message, 160)}"
         ) from None
-    made = cls(schema, format_checker=cls.FORMAT_CHECKER if check_formats else None)
     if len(_validators) >= _CACHE_SIZE:
         _validators.pop(next(iter(_validators)))
     _validators[(key, check_formats)] = made

@@ -429,3 +429,25 @@ def test_start_warms_the_pool_only_for_a_costly_inline_schema():
     costly.start(wait=True)
     assert started_workers() >= 1
     assert costly.verify(Sample(completion='{"id": "aa"}')).score == 1.0
+
+
+def test_a_reference_its_own_schema_refuses_makes_the_row_invalid():
+    # A reference stored as JSON text (verl's ground_truth) without reference_text: no answer could match.
+    verdict = score(RIGHT, reference=json.dumps(REFERENCE))
+    assert verdict.status == "invalid_input" and "reference_text" in verdict.feedback
+    assert score('{"name": "Bob", "age": 1}').status == "ok"  # a consistent row: a wrong answer is just wrong
+
+
+def _deep_schema(levels: int) -> dict:
+    deep: dict = {}
+    node = deep
+    for _ in range(levels):
+        node["not"] = {}
+        node = node["not"]
+    return deep
+
+
+@pytest.mark.parametrize("schema", [{"$schema": ["x"]}, "[" * 3000, _deep_schema(3000)])
+def test_a_schema_jsonschema_chokes_on_is_the_rows_fault(schema):
+    verdict = score(RIGHT, schema=schema)
+    assert verdict.status == "invalid_input", verdict.feedback
