@@ -18,8 +18,9 @@ otherwise, ``format`` asserted. Comparison (:mod:`.compare`): JSON equality (``t
 Time: a schema whose validation time the answer can blow up (``pattern``, ``patternProperties``,
 ``uniqueItems``, ``$ref``, ``format: regex``) is validated in a pool of killable workers with a hard
 ``timeout_s`` per answer; the completion chose the string the pattern backtracks on, so a timeout
-scores 0 with ``status=timeout``. Other rows are graded in the calling process (linear in the
-answer's bounded size). ``workers: 0`` grades everything in-process, without a time limit.
+scores 0 with ``status=timeout``. YAML answers go to the pool too (PyYAML is pure Python: about 2 s
+for 100,000 characters, measured here). Other rows are graded in the calling process (linear in the
+answer's bounded size, milliseconds). ``workers: 0`` grades everything in-process, without a time limit.
 """
 
 from __future__ import annotations
@@ -96,7 +97,8 @@ class JsonVerifier(Verifier):
 
     def start(self, wait: bool = False) -> None:
         """Start the worker pool now when an inline schema will need it (see :meth:`Verifier.start`)."""
-        if self.workers == 0 or self._inline is None or not schemas.needs_isolation(_loads(self._inline)):
+        costly = self._inline is not None and schemas.needs_isolation(_loads(self._inline))
+        if self.workers == 0 or not (costly or self.format == "yaml"):
             return
         from rewardsmith.verifiers.pool import shared_pool
 
@@ -115,8 +117,8 @@ class JsonVerifier(Verifier):
                 continue
             key = item.schema_key
             if key is not None and key not in costly:
-                costly[key] = self.workers != 0 and schemas.needs_isolation(_loads(key))
-            if key is not None and costly[key]:
+                costly[key] = schemas.needs_isolation(_loads(key))
+            if self.workers != 0 and (self.format == "yaml" or (key is not None and costly[key])):
                 isolated.append((i, item))
             else:
                 out[i] = self._here(item)

@@ -451,3 +451,12 @@ def _deep_schema(levels: int) -> dict:
 def test_a_schema_jsonschema_chokes_on_is_the_rows_fault(schema):
     verdict = score(RIGHT, schema=schema)
     assert verdict.status == "invalid_input", verdict.feedback
+
+
+def test_yaml_answers_are_read_in_the_pool_with_its_time_limit():
+    verifier = build(
+        {"type": "json", "format": "yaml", "schema": True, "reference_field": None, "workers": 1, "timeout_s": 0.05}
+    )
+    huge = "- " + "\n- ".join(["abc"] * 24_000)  # about 1.5 s to read in pure Python
+    verdict = verifier.verify(Sample(completion=huge[:99_000]))
+    assert (verdict.score, verdict.status) == (0.0, "timeout")
