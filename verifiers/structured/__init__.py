@@ -26,6 +26,7 @@ answer's bounded size, milliseconds). ``workers: 0`` grades everything in-proces
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from rewardsmith.verifiers.core import MISSING, Sample, Verdict, Verifier, error, invalid_input, lookup, read_completion
@@ -107,14 +108,24 @@ class JsonVerifier(Verifier):
             pool.map(self.task, [Item("{}", None)] * pool.size, self.timeout_s)
 
     def _verify_batch(self, samples: list[Sample]) -> list[Verdict | None]:
+        """Each distinct (answer, schema, reference) once (GRPO groups repeat completions); costly ones
+        in the pool, the rest here."""
         out: list[Verdict | None] = [None] * len(samples)
         isolated: list[tuple[int, Item]] = []
         costly: dict[str, bool] = {}
+        first: dict[tuple[str, str | None, str], int] = {}
+        copies: list[tuple[int, int]] = []
         for i, sample in enumerate(samples):
             item = self._item(sample)
             if isinstance(item, Verdict):
                 out[i] = item
                 continue
+            seen = _identity(item)
+            if seen is not None and seen in first:
+                copies.append((i, first[seen]))
+                continue
+            if seen is not None:
+                first[seen] = i
             key = item.schema_key
             if key is not None and key not in costly:
                 costly[key] = schemas.needs_isolation(_loads(key))
@@ -124,6 +135,9 @@ class JsonVerifier(Verifier):
                 out[i] = self._here(item)
         for (i, _), verdict in zip(isolated, self._in_pool([item for _, item in isolated]), strict=True):
             out[i] = verdict
+        for i, original in copies:
+            verdict = out[original]
+            out[i] = None if verdict is None else replace(verdict, details=dict(verdict.details))
         return out
 
     def _item(self, sample: Sample) -> Item | Verdict:
@@ -204,6 +218,18 @@ class JsonVerifier(Verifier):
             else:
                 verdicts.append(error(f"json grading failed: {outcome.value}"))
         return verdicts
+
+
+def _identity(item: Item) -> tuple[str, str | None, str] | None:
+    """What makes two items the same grading (None when the reference cannot be written as JSON)."""
+    if not item.has_reference:
+        return item.text, item.schema_key, ""
+    try:
+        import json
+
+        return item.text, item.schema_key, json.dumps(item.reference, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def _loads(key: str) -> Any:

@@ -460,3 +460,12 @@ def test_yaml_answers_are_read_in_the_pool_with_its_time_limit():
     huge = "- " + "\n- ".join(["abc"] * 24_000)  # about 1.5 s to read in pure Python
     verdict = verifier.verify(Sample(completion=huge[:99_000]))
     assert (verdict.score, verdict.status) == (0.0, "timeout")
+
+
+def test_repeated_completions_are_graded_once_and_each_gets_its_own_verdict():
+    verifier = build({"type": "json", "workers": 0})
+    rows = [Sample(completion=c, fields={"schema": SCHEMA, "reference": REFERENCE}) for c in (RIGHT, "{}", RIGHT)]
+    rows.append(Sample(completion=RIGHT, fields={"schema": SCHEMA, "reference": {**REFERENCE, "age": 37}}))
+    verdicts = verifier.verify_batch(rows)
+    assert [v.score for v in verdicts] == [1.0, 0.0, 1.0, 0.0]
+    assert verdicts[0] is not verdicts[2] and verdicts[0].details is not verdicts[2].details
