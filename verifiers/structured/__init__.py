@@ -98,7 +98,7 @@ class JsonVerifier(Verifier):
 
     def start(self, wait: bool = False) -> None:
         """Start the worker pool now when an inline schema will need it (see :meth:`Verifier.start`)."""
-        costly = self._inline is not None and schemas.needs_isolation(_loads(self._inline))
+        costly = self._inline is not None and schemas.key_needs_isolation(self._inline)
         if self.workers == 0 or not (costly or self.format == "yaml"):
             return
         from rewardsmith.verifiers.pool import shared_pool
@@ -112,7 +112,6 @@ class JsonVerifier(Verifier):
         in the pool, the rest here."""
         out: list[Verdict | None] = [None] * len(samples)
         isolated: list[tuple[int, Item]] = []
-        costly: dict[str, bool] = {}
         first: dict[tuple[str, str | None, str], int] = {}
         copies: list[tuple[int, int]] = []
         for i, sample in enumerate(samples):
@@ -127,9 +126,7 @@ class JsonVerifier(Verifier):
             if seen is not None:
                 first[seen] = i
             key = item.schema_key
-            if key is not None and key not in costly:
-                costly[key] = schemas.needs_isolation(_loads(key))
-            if self.workers != 0 and (self.format == "yaml" or (key is not None and costly[key])):
+            if self.workers != 0 and (self.format == "yaml" or (key is not None and schemas.key_needs_isolation(key))):
                 isolated.append((i, item))
             else:
                 out[i] = self._here(item)

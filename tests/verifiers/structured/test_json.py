@@ -346,14 +346,43 @@ def test_a_pattern_the_answer_makes_backtrack_times_out_and_scores_zero():
     assert (wrong.score, wrong.status) == (0.0, "ok")
 
 
-def test_only_schemas_whose_cost_the_answer_controls_need_the_pool():
+ITEM_DEFS = {"Item": {"type": "object", "properties": {"sku": {"type": "string"}}}}
+NODE_DEFS = {"Node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}
+
+
+@pytest.mark.parametrize(
+    "schema, costly",
+    [
+        (CATASTROPHIC, True),
+        ({"items": {"uniqueItems": True}}, True),
+        ({"properties": {"code": {"format": "regex"}}}, True),
+        ({"properties": {"enum": {"pattern": "^(a+)+$"}}}, True),  # a property named like a data keyword
+        ({"$defs": {"n": {"anyOf": [{"$ref": "#/$defs/n"}]}}}, True),  # a reference cycle
+        ({"$defs": NODE_DEFS, "$ref": "#/$defs/Node"}, True),
+        ({"anyOf": [{"type": "string"}, {"items": {"$ref": "#"}}]}, True),
+        ({"$ref": "https://example.com/schema"}, True),  # not a local pointer
+        ({"$dynamicRef": "#meta"}, True),
+        (SCHEMA, False),
+        ({"uniqueItems": False, "format": "date", "default": {"pattern": "x"}}, False),  # data, not keywords
+        ({"$defs": ITEM_DEFS, "type": "array", "items": {"$ref": "#/$defs/Item"}}, False),  # pydantic-style $defs
+    ],
+)
+def test_only_schemas_whose_cost_the_answer_controls_need_the_pool(schema, costly):
     from rewardsmith.verifiers.structured.schema import needs_isolation
 
-    assert needs_isolation(CATASTROPHIC)
-    assert needs_isolation({"items": {"uniqueItems": True}})
-    assert needs_isolation({"$defs": {"n": {"anyOf": [{"$ref": "#/$defs/n"}]}}})
-    assert not needs_isolation(SCHEMA)
-    assert not needs_isolation({"uniqueItems": False, "format": "date"})
+    assert needs_isolation(schema) is costly
+
+
+@pytest.mark.slow
+def test_a_recursive_ref_that_branches_at_every_level_times_out_and_scores_zero():
+    branching = {
+        "$defs": {"n": {"anyOf": [{"items": {"$ref": "#/$defs/n"}, "minItems": 2}, {"items": {"$ref": "#/$defs/n"}}]}},
+        "$ref": "#/$defs/n",
+    }
+    verifier = build({"type": "json", "schema": branching, "reference_field": None, "timeout_s": 1.0, "workers": 1})
+    deep, shallow = verifier.verify_batch([Sample(completion="[" * 60 + "]" * 60), Sample(completion="[[]]")])
+    assert (deep.score, deep.status) == (0.0, "timeout")
+    assert (shallow.score, shallow.status) == (1.0, "ok")
 
 
 def test_unique_items_on_a_long_array_is_graded_in_the_pool():
