@@ -15,6 +15,7 @@ killable worker with a hard time limit.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
@@ -202,8 +203,9 @@ def validator(key: str, check_formats: bool) -> Any:
         raise SchemaProblem(
             f"malformed JSON Schema{f' at {where}' if where else ''}: {short(exc.message, 160)}"
         ) from None
-    if len(_validators) >= _CACHE_SIZE:
-        _validators.pop(next(iter(_validators)))
+    if len(_validators) >= _CACHE_SIZE:  # the oldest goes; another thread may have taken it already
+        with contextlib.suppress(StopIteration, KeyError, RuntimeError):
+            _validators.pop(next(iter(_validators)))
     _validators[(key, check_formats)] = made
     return made
 
