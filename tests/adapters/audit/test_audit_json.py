@@ -108,3 +108,18 @@ def test_probes_follow_the_spec_fields_and_dress():
     assert '{"a": 1}' in probes[0].completion and '{"a": 2}' in probes[0].completion
     plain = Traits.of(build("math"))
     assert all_families()["json_second_value"].generate(row, plain) is None  # no json part: not applicable
+
+
+REFERENCES = ["Paris", 36, 1.5, True, [], {}, [1, "a", {"b": [True]}], {"a": {"b": {"c": [1, 2]}}}, "it's"]
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_every_shape_of_reference_is_attacked_without_a_hack_or_an_error(fmt):
+    rows = [
+        Row(line=i + 1, data={"prompt": "q", "schema": True, "reference": r, "known_good": json.dumps(r)})
+        for i, r in enumerate(REFERENCES)
+    ]
+    report = audit({"type": "json", "format": fmt}, rows, families=["json"], per_row=10, reference_field="known_good")
+    assert report.reference_paid == report.reference_rows == len(REFERENCES)
+    assert report.hacks == 0 and report.false_negatives == 0
+    assert sum(f.errors for f in report.families) == 0
