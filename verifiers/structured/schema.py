@@ -50,9 +50,10 @@ def read_schema(value: Any) -> Any:
 
 
 def schema_key(schema: Any) -> str:
-    """The schema's canonical JSON text: the key of the validator cache, small to send to a worker."""
+    """The schema's compact JSON text: the key of the validator cache, small to send to a worker (keys
+    in the order the row gives them: rows of one dataset write a schema alike)."""
     try:
-        return json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return json.dumps(schema, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError, RecursionError) as exc:
         raise SchemaProblem(f"the schema is not a JSON value: {short(str(exc), 120)}") from None
 
