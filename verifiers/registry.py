@@ -42,6 +42,7 @@ BUILTINS: dict[str, str] = {
     "code": "code",
     "judge": "judge",
     "brier": "calibration.brier",
+    "tool_call": "tool_call",
     "format": "format",
     "json": "structured",
     "overlong": "length",

@@ -9,6 +9,7 @@ says why in its docstring, which ``rewardsmith audit --list-families`` prints.
 from __future__ import annotations
 
 import inspect
+import json
 import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -73,10 +74,17 @@ class Family:
         made = self.generate(row, traits)
         if not made:
             return None
-        made = list(dict.fromkeys(made))  # the same completion twice is one probe
+        made = list({_key(p): p for p in reversed(made)}.values())[::-1]  # the same completion twice is one probe
         if len(made) <= per_row:
             return made
         return random.Random(f"{seed}:{row.line}:{self.name}").sample(made, per_row)
+
+
+def _key(probe: Probe) -> tuple[str, str]:
+    """A probe as a hashable key (chat-message completions are lists)."""
+    completion = probe.completion
+    text = completion if isinstance(completion, str) else json.dumps(completion, sort_keys=True, default=str)
+    return probe.variant, text
 
 
 FAMILIES: dict[str, Family] = {}
@@ -99,7 +107,13 @@ def family(name: str, kind: Kind, target: str, why: str, measure: Measure | None
 
 def all_families() -> dict[str, Family]:
     """Every registered family, its modules imported (the registry fills on import)."""
-    from rewardsmith.adapters.audit import families_answer, families_code, families_json, families_judge  # noqa: F401
+    from rewardsmith.adapters.audit import (  # noqa: F401
+        families_answer,
+        families_code,
+        families_json,
+        families_judge,
+        families_tool_call,
+    )
 
     return FAMILIES
 

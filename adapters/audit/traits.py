@@ -39,6 +39,7 @@ class Traits:
     switches_any: frozenset[str]  # leniency switches some math part has on
     methods_all: frozenset[str]  # extraction methods every math part uses
     format_tags: tuple[tuple[str, ...], ...]  # the tags of each format part
+    call_formats: frozenset[str] = frozenset()  # the ``format`` of each tool_call part (auto, openai, hermes, python)
     # every part, for families that read a part's options (where a json part finds its schema)
     verifiers: tuple[Verifier, ...] = field(default=(), compare=False, repr=False)
 
@@ -58,6 +59,7 @@ class Traits:
             switches_any=frozenset().union(*switch_sets),
             methods_all=frozenset.intersection(*method_sets) if method_sets else frozenset(),
             format_tags=tuple(dict.fromkeys(tuple(v.tags) for v in found if v.name == "format")),
+            call_formats=frozenset(str(getattr(v, "format", "auto")) for v in found if v.name == "tool_call"),
             verifiers=tuple(found),
         )
 

@@ -40,6 +40,7 @@ MINIMAL = {
     "brier": {"type": "brier"},
     "format": {"type": "format"},
     "json": {"type": "json"},
+    "tool_call": {"type": "tool_call"},
     "overlong": {"type": "overlong", "max_length": 100, "cache_length": 10},
     "cosine": {"type": "cosine", "max_length": 100},
     "repetition": {"type": "repetition"},

@@ -117,7 +117,7 @@ def test_a_builtin_name_is_taken_before_its_module_is_imported():
 
 
 BUILTIN_MODULES = {"calibration", "code", "compose", "format", "judge", "length", "math", "reward_model",
-                   "structured"}
+                   "structured", "tool_call"}
 
 
 def test_build_imports_only_the_modules_the_spec_names():

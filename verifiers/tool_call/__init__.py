@@ -1,0 +1,136 @@
+"""The ``tool_call`` verifier: did the completion make exactly the expected tool calls?
+
+Fields read: ``ground_truth`` (the expected calls, BFCL's shape: a list of
+``{function: {param: [acceptable values]}}``, ``""`` among the values marking an optional
+parameter; an empty list: no call should be made) and ``function`` (the function docs, whose
+declared types and ``required`` lists are checked; optional). BFCL rows (question file joined
+with its possible answers by ``id``) load as they are. The completion is a string or chat
+messages (OpenAI ``tool_calls`` are read from the assistant turns).
+
+What counts (module docstrings of ``parse``, ``expected`` and ``match`` give each rule):
+
+* the calls are read in ``format``: ``openai``, ``hermes`` (``<tool_call>`` tags), ``python``
+  (the whole text is a call or a list of calls, literals only) or ``auto`` (default): whichever one
+  of the three the completion uses. Calls in two formats, or a call of an offered function written
+  in the prose beside them, are a hedge and score 0; set ``format`` to what your runtime executes
+  to read only that format (prose is then ignored);
+* a call matches an expected one when the names are equal, every argument given is expected and
+  matches one of its acceptable values by value and type (``"5"`` is not ``5``), every required
+  or non-optional argument is given; an explicit ``""`` is not an omission;
+* parallel calls match in any order (a maximum matching); each expected call once.
+* a leading reasoning block (``<think>…</think>``, or text up to a lone ``</think>``) is not read;
+  an unclosed one is all reasoning.
+
+Score: 1.0 when the calls match the expected ones exactly (same number, every one matched), else
+0.0. With ``partial``: ``max(0, (matched − unmatched calls made) / expected)``, which is 1.0 only
+for an exact match and gives nothing for a hedge (a right and a wrong call: ``(1 − 1) / 1``).
+A row that expects no call pays 1.0 for a completion that makes none, 0.0 for any call (an
+unreadable attempt included). Status ``no_answer`` when calls are expected and none was made;
+``invalid_input`` when the row's expected calls or docs cannot be read.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from rewardsmith.verifiers.core import Sample, Verdict, Verifier, invalid_input, read_completion
+from rewardsmith.verifiers.options import Range, declare, option
+from rewardsmith.verifiers.registry import register
+from rewardsmith.verifiers.tool_call.expected import ExpectedCall, RowError, read_expected
+from rewardsmith.verifiers.tool_call.match import call_problem, pair
+from rewardsmith.verifiers.tool_call.parse import Call, Limits, Reading, read_calls
+
+__all__ = ["ToolCallVerifier"]
+
+
+@register("tool_call")
+@declare
+class ToolCallVerifier(Verifier):
+    """Tool-call reward: the completion's calls against the expected ones (BFCL's ground-truth shape).
+
+    Names, arguments by value and type, optional parameters, several acceptable values, parallel
+    calls in any order, and rows where no call should be made. 1.0 for an exact match, else 0.0
+    (``partial`` for shaping credit below 1.0). The module docstring details each rule.
+    """
+
+    name = "tool_call"
+
+    format: Literal["auto", "openai", "hermes", "python"] = option(
+        "auto",
+        "auto: the one format the completion uses (two formats: 0); openai: tool_calls of the "
+        "assistant turns; hermes: <tool_call> tags; python: the text is only f(a=1) or [f(a=1), g(b=2)]",
+    )
+    calls_field: str = option("ground_truth", "field with the expected calls: [{function: {param: [acceptable]}}]")
+    functions_field: str = option("function", "field with the function docs (declared types, required); optional")
+    partial: bool = option(False, "credit max(0, (matched - extra calls) / expected), below 1.0 unless exact")
+    strings: Literal["normalized", "exact"] = option(
+        "normalized",
+        "normalized: case, whitespace and , . / - _ * ^ ignored (BFCL's rule) but the same words and "
+        "signed numbers; exact: character for character",
+    )
+    max_chars: Annotated[int, Range(gt=0)] = option(50_000, "a longer completion scores 0 unread")
+    max_calls: Annotated[int, Range(gt=0)] = option(32, "a completion making more calls scores 0")
+    max_depth: Annotated[int, Range(gt=0)] = option(16, "a value nested deeper makes its call unreadable")
+
+    def _verify(self, sample: Sample) -> Verdict:
+        text = read_completion(sample)
+        if isinstance(text, Verdict):
+            return text
+        ground_truth = sample.get(self.calls_field)
+        if ground_truth is None:
+            return invalid_input(f"no expected calls in field {self.calls_field!r}", missing_field=self.calls_field)
+        try:
+            expected, docs = read_expected(ground_truth, sample.get(self.functions_field))
+        except RowError as exc:
+            return invalid_input(str(exc))
+        offered = [*(docs or {}), *(e.name for e in expected)]
+        limits = Limits(self.max_chars, self.max_calls, self.max_depth)
+        reading = read_calls(sample.completion, self.format, limits, offered)
+        return self._judge(reading, expected, docs is not None)
+
+    def _judge(self, reading: Reading, expected: list[ExpectedCall], typed: bool) -> Verdict:
+        details: dict[str, Any] = {
+            "format": self.format,
+            "forms": reading.forms,
+            "calls": [c.shown() for c in reading.calls],
+            "expected": len(expected),
+            "typed": typed,
+        }
+        if reading.problem is not None:
+            details["problems"] = [reading.problem]
+            return Verdict(score=0.0, correct=False, status="ok", feedback=reading.problem, details=details)
+        calls = reading.calls
+        if not expected:
+            made = bool(calls)
+            feedback = f"no call should be made; made {len(calls)}" if made else ""
+            details["problems"] = [feedback] if made else []
+            return Verdict(score=float(not made), correct=not made, status="ok", feedback=feedback, details=details)
+        if not calls:
+            feedback = f"no {'' if self.format == 'auto' else self.format + ' '}tool call found"
+            details["problems"] = [feedback]
+            return Verdict(score=0.0, correct=False, status="no_answer", feedback=feedback, details=details)
+        fits = [[call_problem(c, e, self.strings, explain=False) is None for c in calls] for e in expected]
+        matching = pair(fits, len(calls))
+        extra = [i for i in range(len(calls)) if i not in matching.values()]
+        exact = len(matching) == len(expected) and not extra
+        if exact:
+            score = 1.0
+        elif self.partial:
+            score = max(0.0, (len(matching) - len(extra)) / len(expected))
+        else:
+            score = 0.0
+        feedback_items = [f"{len(calls)} calls made, {len(expected)} expected"] if len(calls) != len(expected) else []
+        feedback_items += [self._why_unmatched(e, calls) for i, e in enumerate(expected) if i not in matching]
+        if not (len(expected) == len(calls) == 1):  # one call for one expected: the reason above says it all
+            feedback_items += [f"extra call {calls[i].shown(80)}" for i in extra]
+        details.update(matched={str(e): c for e, c in sorted(matching.items())}, extra=extra, problems=feedback_items)
+        return Verdict(score=score, correct=exact, status="ok", feedback="; ".join(feedback_items), details=details)
+
+    def _why_unmatched(self, expected: ExpectedCall, calls: list[Call]) -> str:
+        """Why no call answered ``expected``: what was wrong with a call of that function, if one was made."""
+        for call in calls:
+            if call.name == expected.name and (problem := call_problem(call, expected, self.strings)) is not None:
+                return problem
+        if len(calls) == 1:
+            return call_problem(calls[0], expected, self.strings) or f"no call of {expected.name}"
+        return f"no call of {expected.name}"
