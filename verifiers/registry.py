@@ -46,6 +46,7 @@ BUILTINS: dict[str, str] = {
     "brier": "calibration.brier",
     "tool_call": "tool_call",
     "format": "format",
+    "json": "structured",
     "overlong": "length",
     "cosine": "length",
     "repetition": "length",

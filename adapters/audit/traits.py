@@ -9,7 +9,7 @@ switch makes right (``(7, 6)`` for ``(6, 7)`` under ``set_order``) is skipped wh
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 from rewardsmith.verifiers.core import Verifier
@@ -42,6 +42,8 @@ class Traits:
     call_formats: frozenset[str] = frozenset()  # the ``format`` of each tool_call part (auto, openai, hermes, python)
     # (choices_field, answer_field, accept_text) of each choice part: where a row's options and gold are
     choice_parts: tuple[tuple[str, str, bool], ...] = ()
+    # every part, for families that read a part's options (where a json part finds its schema)
+    verifiers: tuple[Verifier, ...] = field(default=(), compare=False, repr=False)
 
     @classmethod
     def of(cls, verifier: Verifier) -> Traits:
@@ -62,7 +64,12 @@ class Traits:
             call_formats=frozenset(str(getattr(v, "format", "auto")) for v in found if v.name == "tool_call"),
             choice_parts=tuple(dict.fromkeys((str(v.choices_field), str(v.answer_field), bool(v.accept_text))
                                              for v in found if v.name == "choice")),
+            verifiers=tuple(found),
         )
+
+    def of_kind(self, kind: str) -> list[Verifier]:
+        """The parts registered as ``kind`` (``json``), in the order the spec walks them."""
+        return [v for v in self.verifiers if getattr(v, "name", None) == kind]
 
     @property
     def has_math(self) -> bool:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rewardsmith.verifiers.core import Text, message_text, short
+from rewardsmith.verifiers.reasoning import after_reasoning as shared_after_reasoning
 
 FORMATS = ("openai", "hermes", "python")
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
@@ -309,21 +310,13 @@ def openai_calls(message: Mapping[str, Any], limits: Limits) -> list[Call]:
 # ----------------------------------------------------------------------------- a completion
 
 
-THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
-
-
 def after_reasoning(text: str) -> str:
     """The text after a leading reasoning block, as a runtime's reasoning parser hands it to the tool
-    parser: after ``<think>…</think>`` at the start, or after a lone ``</think>`` (the chat template
-    opened the block in the prompt). A block never closed is all reasoning: nothing is left."""
-    stripped = text.lstrip()
-    if stripped.startswith(THINK_OPEN):
-        end = stripped.find(THINK_CLOSE)
-        return "" if end == -1 else stripped[end + len(THINK_CLOSE) :]
-    end = text.find(THINK_CLOSE)
-    if end != -1 and THINK_OPEN not in text[:end]:
-        return text[end + len(THINK_CLOSE) :]
-    return text
+    parser (:func:`rewardsmith.verifiers.reasoning.after_reasoning`, shared with the json verifier): after
+    ``<think>…</think>`` at the start, or after a lone ``</think>`` (the chat template opened the block
+    in the prompt). A block never closed is all reasoning: nothing is left."""
+    rest = shared_after_reasoning(text)
+    return "" if rest is None else rest
 
 
 def _assistant_turns(completion: Text) -> list[tuple[str, Mapping[str, Any] | None]]:
