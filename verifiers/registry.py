@@ -43,6 +43,7 @@ BUILTINS: dict[str, str] = {
     "judge": "judge",
     "brier": "calibration.brier",
     "format": "format",
+    "ifeval": "ifeval",
     "overlong": "length",
     "cosine": "length",
     "repetition": "length",

@@ -1,0 +1,168 @@
+"""IFEval on GPT-4's responses: rewardsmith's ``ifeval`` against lm-eval's IFEval in the same run.
+
+The 540 prompts of ``input_data.jsonl`` are joined by prompt text to ``responses_gpt4_20231107.jsonl``.
+Both sides judge every (prompt, response) pair strict and loose; we print agreement per instruction
+type (every disagreement listed), the four IFEval accuracies for both, and rows/s for both.
+
+    python benchmarks/ifeval_parity.py [--data ../shared/data/ifeval] [--show N]
+
+Ours runs ``build(spec).verify_batch`` with ``parity: true`` and the guard off (the reference has
+none). The reference is lm-eval 0.4.13's ``tasks/ifeval`` (the ``bench`` extra), imported offline:
+its import asks nltk to download ``punkt_tab`` (no network here; the download is stubbed out), and
+two of its checks need Punkt's trained model, which only that download provides:
+
+- ``length_constraints:number_sentences`` (``count_sentences`` loads ``punkt/english.pickle``) cannot
+  run: it is reported as not compared, and the reference's figures count our verdict for it;
+- ``change_case:capital_word_frequency`` calls ``nltk.word_tokenize``, which splits sentences with
+  Punkt first: it runs with ``preserve_line=True`` (the Treebank tokenizer on the whole text), which
+  changes no all-capitals token count except around a sentence-final period glued to a word.
+
+The reference picks a random letter for ``keywords:letter_frequency`` when the letter is not a-z
+(rows ask for ``#`` and ``!``): we seed ``random`` so the run repeats, and count the asked character.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import random
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared/data/ifeval"
+NOT_COMPARED = {"length_constraints:number_sentences": "the reference needs nltk's Punkt model (a download)"}
+APPROXIMATED = {"change_case:capital_word_frequency": "reference word_tokenize with preserve_line=True"}
+PARITY_SPEC = {"type": "ifeval", "level": "instruction", "parity": True, "min_words": 0, "max_repeated": 1.0,
+               "reject_echo": False}
+
+
+def load_rows(data: Path) -> list[dict[str, Any]]:
+    """IFEval's prompts, each with its GPT-4 response as ``completion``."""
+    responses = {}
+    with open(data / "responses_gpt4_20231107.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            responses[row["prompt"]] = row["response"]
+    rows = []
+    with open(data / "input_data.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            rows.append({**row, "completion": responses[row["prompt"]]})
+    return rows
+
+
+def load_reference() -> Callable[[dict[str, Any], str], tuple[list[bool], list[bool]]]:
+    """lm-eval's IFEval, imported without network: ``judge(row, response) -> (strict, loose)`` per
+    instruction, ``None`` where the check cannot run here (see the module docstring)."""
+    import nltk
+
+    nltk.download = lambda *args, **kwargs: False  # offline: punkt_tab cannot be fetched
+    word_tokenize = nltk.word_tokenize
+    nltk.word_tokenize = lambda text, *args, **kwargs: word_tokenize(text, preserve_line=True)
+    with contextlib.redirect_stdout(io.StringIO()):  # it prints "Downloaded punkt_tab" even when nothing was
+        from lm_eval.tasks.ifeval import utils
+
+    def judge(row: dict[str, Any], response: str) -> tuple[list[bool | None], list[bool | None]]:
+        random.seed(0)
+        out = []
+        for fn in (utils.test_instruction_following_strict, utils.test_instruction_following_loose):
+            per: list[bool | None] = []
+            for iid, kwargs in zip(row["instruction_id_list"], row["kwargs"], strict=True):
+                if iid in NOT_COMPARED:
+                    per.append(None)
+                    continue
+                one = utils.InputExample(key=row["key"], instruction_id_list=[iid], prompt=row["prompt"],
+                                         kwargs=[kwargs])
+                per.append(fn(one, response).follow_instruction_list[0])
+            out.append(per)
+        return out[0], out[1]
+
+    return judge
+
+
+def ours(rows: list[dict[str, Any]], mode: str) -> tuple[list[list[bool]], float]:
+    """Per-instruction verdicts of every row, and the seconds ``verify_batch`` took."""
+    from rewardsmith.verifiers import build
+    from rewardsmith.verifiers.core import Sample
+
+    verifier = build({**PARITY_SPEC, "mode": mode})
+    samples = [Sample.from_row(row) for row in rows]
+    verifier.verify_batch(samples[:1])  # langdetect loads its profiles on first use
+    start = time.perf_counter()
+    verdicts = verifier.verify_batch(samples)
+    elapsed = time.perf_counter() - start
+    return [[item["followed"] for item in v.details["instructions"]] for v in verdicts], elapsed
+
+
+def accuracies(per_row: list[list[bool]]) -> tuple[float, float]:
+    """(prompt-level, instruction-level) accuracy."""
+    flat = [ok for row in per_row for ok in row]
+    return sum(all(row) for row in per_row) / len(per_row), sum(flat) / len(flat)
+
+
+def compare(rows: list[dict[str, Any]], show: int = 3) -> dict[str, Any]:
+    """Run both sides strict and loose; the agreement table, the accuracies and the timings."""
+    judge = load_reference()
+    ref: dict[str, list[list[bool | None]]] = {"strict": [], "loose": []}
+    start = time.perf_counter()
+    for row in rows:
+        strict, loose = judge(row, row["completion"])
+        ref["strict"].append(strict)
+        ref["loose"].append(loose)
+    ref_s = time.perf_counter() - start
+    mine, mine_s = {}, 0.0
+    for mode in ("strict", "loose"):
+        mine[mode], elapsed = ours(rows, mode)
+        mine_s += elapsed
+    table: dict[str, dict[str, Any]] = defaultdict(lambda: {"n": 0, "agree": 0, "diffs": []})
+    for mode in ("strict", "loose"):
+        for r, row in enumerate(rows):
+            for k, iid in enumerate(row["instruction_id_list"]):
+                theirs, us = ref[mode][r][k], mine[mode][r][k]
+                if theirs is None:
+                    ref[mode][r][k] = us  # not runnable there: the figures count ours
+                    continue
+                entry = table[iid]
+                entry["n"] += 1
+                if theirs == us:
+                    entry["agree"] += 1
+                else:
+                    entry["diffs"].append((mode, row["key"], theirs, us))
+    return {"table": dict(table), "ref": ref, "ours": mine, "ref_s": ref_s, "ours_s": mine_s}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--show", type=int, default=20, help="disagreements listed per instruction type")
+    args = parser.parse_args()
+    rows = load_rows(args.data)
+    result = compare(rows)
+    print(f"{len(rows)} prompts, {sum(len(r['instruction_id_list']) for r in rows)} instructions\n")
+    print(f"{'instruction type':46} {'n':>4} {'agree':>7}")
+    for iid in sorted({i for r in rows for i in r["instruction_id_list"]}):
+        if iid in NOT_COMPARED:
+            print(f"{iid:46} {'-':>4} {'not compared':>7}  ({NOT_COMPARED[iid]})")
+            continue
+        entry = result["table"][iid]
+        note = f"  ({APPROXIMATED[iid]})" if iid in APPROXIMATED else ""
+        print(f"{iid:46} {entry['n']:4d} {entry['agree'] / entry['n']:7.1%}{note}")
+        for mode, key, theirs, us in entry["diffs"][: args.show]:
+            print(f"    {mode:6} key={key}: reference {theirs}, ours {us}")
+    print(f"\n{'':10} {'prompt strict':>14} {'inst strict':>12} {'prompt loose':>13} {'inst loose':>11}")
+    for side in ("ref", "ours"):
+        (ps, is_), (pl, il) = accuracies(result[side]["strict"]), accuracies(result[side]["loose"])
+        name = "lm-eval" if side == "ref" else "ours"
+        print(f"{name:10} {ps:14.2%} {is_:12.2%} {pl:13.2%} {il:11.2%}")
+    n = 2 * len(rows)  # strict and loose
+    print(f"\nrows/s (strict + loose): lm-eval {n / result['ref_s']:.0f}, ours {n / result['ours_s']:.0f} "
+          f"(ratio {result['ref_s'] / result['ours_s']:.2f}x)")
+
+
+if __name__ == "__main__":
+    main()
