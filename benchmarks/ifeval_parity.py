@@ -136,6 +136,36 @@ def compare(rows: list[dict[str, Any]], show: int = 3) -> dict[str, Any]:
     return {"table": dict(table), "ref": ref, "ours": mine, "ref_s": ref_s, "ours_s": mine_s}
 
 
+def punkt_with(abbreviations: frozenset[str], starters: frozenset[str]) -> Any:
+    """nltk's Punkt algorithm with the parameters our splitter hard-codes in place of the trained model
+    (abbreviations; common words known as sentence starters and seen in lower case): the same rules, so
+    any count that differs is a bug in our reimplementation, not a missing statistic."""
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
+    params = PunktParameters()
+    params.abbrev_types = set(abbreviations)
+    params.sent_starters = set(starters)
+    for word in starters:
+        params.ortho_context[word] = 2 | 4 | 8 | 16 | 32  # seen capitalised at starts, lower case everywhere
+    return PunktSentenceTokenizer(params)
+
+
+def sentence_agreement(rows: list[dict[str, Any]]) -> tuple[int, int, int]:
+    """(texts, same count as Punkt with our parameters, same count as untrained Punkt) over every
+    response and prompt."""
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+    from rewardsmith.verifiers.ifeval import text
+
+    ours_params = punkt_with(text.ABBREVIATIONS, text.SENTENCE_STARTERS)
+    untrained = PunktSentenceTokenizer()
+    texts = [t for row in rows for t in (row["completion"], row["prompt"])]
+    counts = [text.count_sentences(t) for t in texts]
+    same = sum(len(ours_params.tokenize(t)) == n for t, n in zip(texts, counts, strict=True))
+    bare = sum(len(untrained.tokenize(t)) == n for t, n in zip(texts, counts, strict=True))
+    return len(texts), same, bare
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -159,6 +189,9 @@ def main() -> None:
         (ps, is_), (pl, il) = accuracies(result[side]["strict"]), accuracies(result[side]["loose"])
         name = "lm-eval" if side == "ref" else "ours"
         print(f"{name:10} {ps:14.2%} {is_:12.2%} {pl:13.2%} {il:11.2%}")
+    texts, same, bare = sentence_agreement(rows)
+    print(f"\nnumber_sentences, our splitter on {texts} texts (responses and prompts): same count as nltk's Punkt "
+          f"with our parameters {same}/{texts}; as untrained Punkt {bare}/{texts}")
     n = 2 * len(rows)  # strict and loose
     print(f"\nrows/s (strict + loose): lm-eval {n / result['ref_s']:.0f}, ours {n / result['ours_s']:.0f} "
           f"(ratio {result['ref_s'] / result['ours_s']:.2f}x)")

@@ -32,7 +32,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
-from rewardsmith.verifiers.core import Sample, Verdict, Verifier, invalid_input, read_completion, short
+from rewardsmith.verifiers.core import Sample, Status, Verdict, Verifier, invalid_input, read_completion, short
 from rewardsmith.verifiers.ifeval.checks import CHECKS, Check, KwargsError, parse_kwargs
 from rewardsmith.verifiers.ifeval.guard import degenerate
 from rewardsmith.verifiers.options import NonEmpty, Range, declare, option
@@ -89,17 +89,16 @@ class IfevalVerifier(Verifier):
         if isinstance(parsed, Verdict):
             return parsed
         ids = [i for i, _, _ in parsed]
-        base = {"mode": self.mode, "level": self.level, "instruction_ids": ids}
+        base = {"mode": self.mode, "level": self.level}
         if len(text) > self.max_chars:
-            return Verdict(score=0.0, correct=False, status="ok", details=base,
-                           feedback=f"response of {len(text)} characters is over max_chars={self.max_chars}")
+            return self._refused(ids, base, "ok", "too_long",
+                                 f"response of {len(text)} characters is over max_chars={self.max_chars}")
         if not text.strip():
-            return Verdict(score=0.0, correct=False, status="no_answer", details=base, feedback="empty response")
+            return self._refused(ids, base, "no_answer", "nothing", "empty response")
         prompts = [sample.prompt_text, *(kw.get("prompt_to_repeat", "") for _, _, kw in parsed)]
         shape, why = degenerate(text, prompts, self.min_words, self.max_repeated, self.reject_echo)
         if shape:
-            return Verdict(score=0.0, correct=False, status="no_answer" if shape == "nothing" else "ok",
-                           details={**base, "guard": shape}, feedback=why)
+            return self._refused(ids, base, "no_answer" if shape == "nothing" else "ok", shape, why)
         variants = loose_variants(text) if self.mode == "loose" else [text]
         results = [self._judge(check, kw, variants) for _, check, kw in parsed]
         followed = [ok for ok, _ in results]
@@ -110,6 +109,13 @@ class IfevalVerifier(Verifier):
                    "followed": sum(followed), "total": len(followed)}
         feedback = "not followed: " + ", ".join(missed) if missed else "all instructions followed"
         return Verdict(score=score, correct=not missed, status="ok", feedback=feedback, details=details)
+
+    @staticmethod
+    def _refused(ids: list[str], base: dict[str, Any], status: Status, shape: str, why: str) -> Verdict:
+        """A response judged before any instruction (empty, too long, degenerate): every one not followed."""
+        details = {**base, "guard": shape, "instructions": [{"id": i, "followed": False, "why": why} for i in ids],
+                   "followed": 0, "total": len(ids)}
+        return Verdict(score=0.0, correct=False, status=status, feedback=why, details=details)
 
     def _judge(self, check: Check, kwargs: dict[str, Any], variants: list[str]) -> tuple[bool, str]:
         first = ""

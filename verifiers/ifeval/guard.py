@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 _WORD = re.compile(r"\w+")
 ECHO_NGRAM = 8
-ECHO_OWN_WORDS = 5
+ECHO_OWN_WORDS = 1
 REPEAT_MIN_TRIGRAMS = 20
 
 

@@ -26,12 +26,16 @@ ABBREVIATIONS = frozenset(
 )
 # Words that, capitalised after an abbreviation, still start a new sentence (Punkt's orthographic
 # evidence: words seen in lower case mid-sentence). A short list of the commonest sentence starters.
-_STARTERS = frozenset(
+SENTENCE_STARTERS = frozenset(
     "the a an this that these those it he she we they i you there here but and so if when while however "
     "in on at for to as his her its our their my your what why how".split()
 )
-_OPENERS = "\"'([{“‘*"
-_CLOSERS = "\"')]}”’*"
+# Punkt's "non-word" characters: a word ends before one, and a sentence-final [.?!] followed by one
+# (or by white space and a token) is a candidate break.
+_NONWORD = frozenset(")\";}]*:@'({[!?\u2018\u2019\u201c\u201d\xab\xbb")  # nltk 3.9.2+: curly quotes too
+_WORD_LEAD = "(\"`{[:;&#*@)}]-,"  # characters a Punkt word cannot start with
+_NUMBER = re.compile(r"-?[.,]?\d[\d,.-]*\.?")
+_REALIGN = re.compile(r"[\"')\]}]+?(?:\s+|$)")
 
 
 def count_words(text: str) -> int:
@@ -39,48 +43,84 @@ def count_words(text: str) -> int:
     return sum(1 for _ in _WORD.finditer(text))
 
 
-def words(text: str) -> list[str]:
-    return _WORD.findall(text)
+def _candidate(chunk: str, has_next: bool) -> int | None:
+    """The last [.?!] of a white-space token that Punkt's period context matches, if any."""
+    for p in range(len(chunk) - 1, -1, -1):
+        if chunk[p] in ".?!" and (chunk[p + 1] in _NONWORD if p + 1 < len(chunk) else has_next):
+            return p
+    return None
 
 
-def _ends_sentence(token: str, nxt: str | None) -> bool:
-    """Whether ``token`` (a white-space separated token) closes a sentence, given the next token."""
-    core = token.rstrip(_CLOSERS)
-    if not core or core[-1] not in ".?!":
+def _ortho(token: str) -> bool | None:
+    """Punkt's orthographic evidence that ``token`` starts a sentence (True), does not (False) or
+    cannot say (None); the trained model's word statistics approximated by ``SENTENCE_STARTERS``."""
+    if token in (";", ":", ",", ".", "!", "?"):
         return False
-    if core[-1] in "?!":
+    if token[:1].isupper():
+        return True if token.lower() in SENTENCE_STARTERS else None
+    if token[:1].islower():
+        return False
+    return None
+
+
+def _first_token(chunk: str) -> str:
+    """The first Punkt word of a white-space token: a lead character alone, or letters up to a non-word one."""
+    if not chunk or chunk[0] in _WORD_LEAD or chunk[0] in _NONWORD:
+        return chunk[:1]
+    for i, ch in enumerate(chunk[1:], 1):
+        if ch in _NONWORD or (ch == "," and (i + 1 == len(chunk) or chunk[i + 1] in _NONWORD or chunk[i + 1] == ",")):
+            return chunk[:i]
+    return chunk
+
+
+def _breaks(head: str, nxt: str) -> bool:
+    """Whether the candidate ending ``head`` (its token up to the [.?!]) ends a sentence before ``nxt``."""
+    if head[-1] in "?!" or any(head[i] in "?!" and head[i + 1] in _NONWORD for i in range(len(head) - 1)):
         return True
-    if nxt is None:
-        return True
-    head = nxt.lstrip(_OPENERS)
-    upper = bool(head) and head[0].isupper()
-    lower = bool(head) and head[0].islower()
-    if core.endswith(".."):  # an ellipsis ends a sentence only before a capital
-        return upper
-    stem = core[:-1].lstrip(_OPENERS).lower()
+    start = max((i for i, ch in enumerate(head[:-1]) if ch in _NONWORD), default=-1) + 1
+    word = head[start:].lstrip(_WORD_LEAD)
+    stem = word[:-1].lower()
+    ortho = _ortho(nxt)
+    if word.endswith(".."):  # an ellipsis
+        return ortho is True
+    initial = len(stem) == 1 and stem.isalpha()
+    if initial:
+        return not (ortho is False or (ortho is None and nxt[:1].isupper()))
     if stem in ABBREVIATIONS or stem.rsplit("-", 1)[-1] in ABBREVIATIONS:
-        return upper and head.lower().strip(".,;:!?") in _STARTERS
-    if len(stem) == 1 and stem.isalpha():  # an initial: "J. Smith"
-        return not upper and not lower
-    if stem.replace(",", "").replace(".", "").isdigit():  # an ordinal or a list number: "1. the" continues
-        return not lower
-    return True
+        return ortho is True
+    if _NUMBER.fullmatch(word):
+        return ortho is not False
+    return bool(word)
 
 
 def count_sentences(text: str) -> int:
-    """Sentences as Punkt counts them: breaks after sentence-final punctuation only (a line break
-    alone ends no sentence), and the text after the last break is one more when it is not empty."""
-    tokens = _TOKEN.findall(text)
-    if not tokens:
+    """Sentences as Punkt counts them: breaks only after sentence-final punctuation followed by white
+    space or a closing mark (a line break alone ends no sentence), not after an abbreviation, an
+    initial or an ordinal the next word continues; closing quotes after a break stay with the sentence
+    they close; the text after the last break is one more sentence."""
+    chunks = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    if not chunks:
         return 0
+    starts = [chunks[0][0]]
+    for i, (s, e) in enumerate(chunks):
+        chunk = text[s:e]
+        p = _candidate(chunk, i + 1 < len(chunks))
+        if p is None:
+            continue
+        if p + 1 < len(chunk):
+            nxt, at = chunk[p + 1], s + p + 1
+        else:
+            nxt, at = _first_token(text[chunks[i + 1][0] : chunks[i + 1][1]]), chunks[i + 1][0]
+        if _breaks(chunk[: p + 1], nxt):
+            starts.append(at)
+    stop = len(text.rstrip())
     count = 0
-    for i, token in enumerate(tokens):
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if _ends_sentence(token, nxt):
-            count += 1
-    last = tokens[-1].rstrip(_CLOSERS)
-    if not last or last[-1] not in ".?!":
-        count += 1
+    for k, begin in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else stop
+        if k:
+            moved = _REALIGN.match(text, begin, end)
+            begin = moved.end() if moved else begin
+        count += bool(text[begin:end].strip())
     return count
 
 
