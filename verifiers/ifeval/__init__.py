@@ -14,7 +14,8 @@ Options:
 ``level``: ``prompt`` (default) pays 1.0 only when every instruction is followed; ``instruction``
     pays the fraction followed.
 ``parity`` (default ``false``): reproduce lm-eval's lenient corners (text langdetect cannot read
-    counts as any language; a bare JSON scalar counts as "wrapped in JSON"). For benchmarks.
+    counts as any language; a bare JSON scalar counts as "wrapped in JSON"; "My answer is yes. My
+    answer is no." counts as choosing one). For benchmarks.
 ``min_words`` / ``max_repeated`` / ``reject_echo``: the guard of
     :mod:`~rewardsmith.verifiers.ifeval.guard` (empty, padded and echoed responses score 0 whatever
     the instructions); the parity benchmark turns it off (``0`` / ``1.0`` / ``false``).
@@ -74,7 +75,7 @@ class IfevalVerifier(Verifier):
     level: Literal["prompt", "instruction"] = option("prompt", "prompt: 1.0 only when all are followed; "
                                                                "instruction: the fraction followed")
     parity: bool = option(False, "lm-eval's lenient corners: undetectable language passes, a bare JSON "
-                                 "scalar is JSON")
+                                 "scalar is JSON, several constrained answers pass")
     min_words: Annotated[int, Range(ge=0)] = option(1, "fewer words than this (placeholders aside) score 0")
     max_repeated: Annotated[float, Range(ge=0, le=1)] = option(0.75, "a larger share of repeated word "
                                                                      "trigrams is padding: 0")

@@ -4,7 +4,8 @@ A check is ``(kwargs, text, strict) -> (followed, why)``. The semantics are lm-e
 (``tasks/ifeval/instructions.py``) rewritten with linear scans where the reference's regexes can go
 quadratic on crafted text (``[[[[``, long runs of white space). ``strict`` is this verifier's default;
 ``False`` (the ``parity`` option) reproduces the reference's lenient corners: a text langdetect cannot
-read counts as any language, and a bare JSON scalar counts as JSON. Keywords, markers and splitters
+read counts as any language, a bare JSON scalar counts as JSON, and a constrained response may give
+several of the allowed answers. Keywords, markers and splitters
 are matched literally (the reference compiles them as regexes; IFEval's data holds none with regex
 syntax, so the figures are the same).
 
@@ -262,6 +263,8 @@ def _bullets(kw: dict[str, Any], text: str, strict: bool) -> Result:
 
 def _constrained(kw: dict[str, Any], text: str, strict: bool) -> Result:
     found = [o for o in CONSTRAINED_OPTIONS if o in text]
+    if strict and len(found) > 1:  # the reference pays a response that gives every option
+        return False, f"hedges between {found}"
     return bool(found), f"says {found[0]!r}" if found else "none of the allowed answers"
 
 

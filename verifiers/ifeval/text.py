@@ -28,14 +28,15 @@ ABBREVIATIONS = frozenset(
 # evidence: words seen in lower case mid-sentence). A short list of the commonest sentence starters.
 SENTENCE_STARTERS = frozenset(
     "the a an this that these those it he she we they i you there here but and so if when while however "
-    "in on at for to as his her its our their my your what why how".split()
+    "in on at for to as his her its our their my your what why how then now after before also some many one all "
+    "each every with from by not yes first finally next today although because since once".split()
 )
 # Punkt's "non-word" characters: a word ends before one, and a sentence-final [.?!] followed by one
 # (or by white space and a token) is a candidate break.
 _NONWORD = frozenset(")\";}]*:@'({[!?\u2018\u2019\u201c\u201d\xab\xbb")  # nltk 3.9.2+: curly quotes too
 _WORD_LEAD = "(\"`{[:;&#*@)}]-,"  # characters a Punkt word cannot start with
 _NUMBER = re.compile(r"-?[.,]?\d[\d,.-]*\.?")
-_REALIGN = re.compile(r"[\"')\]}]+?(?:\s+|$)")
+_REALIGN = re.compile(r"[\"')\]}\u2018\u2019\u201c\u201d\xab\xbb]+?(?:\s+|(?=--)|$)")
 
 
 def count_words(text: str) -> int:
@@ -56,8 +57,11 @@ def _ortho(token: str) -> bool | None:
     cannot say (None); the trained model's word statistics approximated by ``SENTENCE_STARTERS``."""
     if token in (";", ":", ",", ".", "!", "?"):
         return False
+    word = token.lower()
+    if word.endswith(".") and word[:-1] not in ABBREVIATIONS:  # Punkt looks the word up without its period
+        word = word[:-1]
     if token[:1].isupper():
-        return True if token.lower() in SENTENCE_STARTERS else None
+        return True if word in SENTENCE_STARTERS else None
     if token[:1].islower():
         return False
     return None
@@ -73,9 +77,26 @@ def _first_token(chunk: str) -> str:
     return chunk
 
 
-def _breaks(head: str, nxt: str) -> bool:
-    """Whether the candidate ending ``head`` (its token up to the [.?!]) ends a sentence before ``nxt``."""
+def _inner_break(chunk: str) -> bool:
+    """Whether a white-space token holds a sentence end followed by a closing mark (``ok.)``, ``“so.”``):
+    Punkt reads the token after a candidate with it, and a break there counts for the candidate too."""
+    for q in range(len(chunk) - 1):
+        if chunk[q] in ".?!" and chunk[q + 1] in _NONWORD:
+            if chunk[q] != ".":
+                return True
+            start = max((i for i, ch in enumerate(chunk[:q]) if ch in _NONWORD), default=-1) + 1
+            stem = chunk[start:q].lstrip(_WORD_LEAD).lower()
+            if stem and stem not in ABBREVIATIONS and not (len(stem) == 1 and stem.isalpha()):
+                return True
+    return False
+
+
+def _breaks(head: str, nxt: str, following: str = "") -> bool:
+    """Whether the candidate ending ``head`` (its token up to the [.?!]) ends a sentence before ``nxt``
+    (the next Punkt word), ``following`` being the whole white-space token it starts, if any."""
     if head[-1] in "?!" or any(head[i] in "?!" and head[i + 1] in _NONWORD for i in range(len(head) - 1)):
+        return True
+    if following and _inner_break(following):
         return True
     start = max((i for i, ch in enumerate(head[:-1]) if ch in _NONWORD), default=-1) + 1
     word = head[start:].lstrip(_WORD_LEAD)
@@ -107,11 +128,13 @@ def count_sentences(text: str) -> int:
         p = _candidate(chunk, i + 1 < len(chunks))
         if p is None:
             continue
+        following = ""
         if p + 1 < len(chunk):
             nxt, at = chunk[p + 1], s + p + 1
         else:
-            nxt, at = _first_token(text[chunks[i + 1][0] : chunks[i + 1][1]]), chunks[i + 1][0]
-        if _breaks(chunk[: p + 1], nxt):
+            following = text[chunks[i + 1][0] : chunks[i + 1][1]]
+            nxt, at = _first_token(following), chunks[i + 1][0]
+        if _breaks(chunk[: p + 1], nxt, following):
             starts.append(at)
     stop = len(text.rstrip())
     count = 0
