@@ -99,7 +99,12 @@ def family(name: str, kind: Kind, target: str, why: str, measure: Measure | None
 
 def all_families() -> dict[str, Family]:
     """Every registered family, its modules imported (the registry fills on import)."""
-    from rewardsmith.adapters.audit import families_answer, families_code, families_judge  # noqa: F401
+    from rewardsmith.adapters.audit import (  # noqa: F401
+        families_answer,
+        families_code,
+        families_ifeval,
+        families_judge,
+    )
 
     return FAMILIES
 
