@@ -85,18 +85,19 @@ def load_reference() -> Callable[[dict[str, Any], str], tuple[list[bool], list[b
     return judge
 
 
-def ours(rows: list[dict[str, Any]], mode: str) -> tuple[list[list[bool]], float]:
-    """Per-instruction verdicts of every row, and the seconds ``verify_batch`` took."""
+def ours(rows: list[dict[str, Any]], mode: str, spec: dict[str, Any] | None = None
+         ) -> tuple[list[list[bool]], float, list[Any]]:
+    """Per-instruction verdicts of every row, the seconds ``verify_batch`` took, and the verdicts."""
     from rewardsmith.verifiers import build
     from rewardsmith.verifiers.core import Sample
 
-    verifier = build({**PARITY_SPEC, "mode": mode})
+    verifier = build({**(PARITY_SPEC if spec is None else spec), "mode": mode})
     samples = [Sample.from_row(row) for row in rows]
     verifier.verify_batch(samples[:1])  # langdetect loads its profiles on first use
     start = time.perf_counter()
     verdicts = verifier.verify_batch(samples)
     elapsed = time.perf_counter() - start
-    return [[item["followed"] for item in v.details["instructions"]] for v in verdicts], elapsed
+    return [[item["followed"] for item in v.details["instructions"]] for v in verdicts], elapsed, verdicts
 
 
 def accuracies(per_row: list[list[bool]]) -> tuple[float, float]:
@@ -117,7 +118,7 @@ def compare(rows: list[dict[str, Any]], show: int = 3) -> dict[str, Any]:
     ref_s = time.perf_counter() - start
     mine, mine_s = {}, 0.0
     for mode in ("strict", "loose"):
-        mine[mode], elapsed = ours(rows, mode)
+        mine[mode], elapsed, _ = ours(rows, mode)
         mine_s += elapsed
     table: dict[str, dict[str, Any]] = defaultdict(lambda: {"n": 0, "agree": 0, "diffs": []})
     for mode in ("strict", "loose"):
@@ -189,6 +190,15 @@ def main() -> None:
         (ps, is_), (pl, il) = accuracies(result[side]["strict"]), accuracies(result[side]["loose"])
         name = "lm-eval" if side == "ref" else "ours"
         print(f"{name:10} {ps:14.2%} {is_:12.2%} {pl:13.2%} {il:11.2%}")
+    print("\nthe default spec (guard on, strict corners) against parity, on the same responses:")
+    for mode in ("strict", "loose"):
+        per_row, _, verdicts = ours(rows, mode, {"type": "ifeval", "level": "instruction"})
+        (pp, ii), lost = accuracies(per_row), []
+        for row, verdict, theirs in zip(rows, verdicts, result["ours"][mode], strict=True):
+            if all(theirs) and verdict.score < 1.0:
+                lost.append(f"key={row['key']} ({verdict.details.get('guard') or verdict.feedback})")
+        print(f"  {mode:6} prompt {pp:.2%}, instruction {ii:.2%}; prompts parity pays and the default does not: "
+              f"{len(lost)}" + (f": {', '.join(lost)}" if lost else ""))
     texts, same, bare = sentence_agreement(rows)
     print(f"\nnumber_sentences, our splitter on {texts} texts (responses and prompts): same count as nltk's Punkt "
           f"with our parameters {same}/{texts}; as untrained Punkt {bare}/{texts}")

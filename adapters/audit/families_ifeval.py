@@ -17,11 +17,14 @@ from typing import Any
 from rewardsmith.adapters.audit.family import AuditRow, Probe, family
 from rewardsmith.adapters.audit.traits import Traits
 
-LOREM = ("lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et "
-         "dolore magna aliqua ut enim ad minim veniam quis nostrud exercitation ullamco laboris nisi ut aliquip ex "
-         "ea commodo consequat duis aute irure dolor in reprehenderit in voluptate velit esse cillum dolore eu "
-         "fugiat nulla pariatur excepteur sint occaecat cupidatat non proident sunt in culpa qui officia deserunt "
-         "mollit anim id est laborum").split()
+LOREM = (
+    "lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit", "sed", "do", "eiusmod", "tempor",
+    "incididunt", "ut", "labore", "et", "dolore", "magna", "aliqua", "ut", "enim", "ad", "minim", "veniam", "quis",
+    "nostrud", "exercitation", "ullamco", "laboris", "nisi", "ut", "aliquip", "ex", "ea", "commodo", "consequat",
+    "duis", "aute", "irure", "dolor", "in", "reprehenderit", "in", "voluptate", "velit", "esse", "cillum", "dolore",
+    "eu", "fugiat", "nulla", "pariatur", "excepteur", "sint", "occaecat", "cupidatat", "non", "proident", "sunt",
+    "in", "culpa", "qui", "officia", "deserunt", "mollit", "anim", "id", "est", "laborum",
+)
 
 
 def _instructions(row: AuditRow, traits: Traits) -> list[tuple[str, dict[str, Any]]] | None:
@@ -37,8 +40,8 @@ def _instructions(row: AuditRow, traits: Traits) -> list[tuple[str, dict[str, An
         return None
     if not isinstance(kwargs, list) or len(kwargs) != len(ids):
         kwargs = [{}] * len(ids)
-    return [(str(i), {k: v for k, v in (kw or {}).items() if v is not None}) for i, kw in zip(ids, kwargs,
-                                                                                                strict=True)]
+    return [(str(i), {k: v for k, v in (kw or {}).items() if v is not None})
+            for i, kw in zip(ids, kwargs, strict=True)]
 
 
 def _casing(text: str, ids: list[str]) -> str:
@@ -54,7 +57,9 @@ def _casing(text: str, ids: list[str]) -> str:
 
 def skeleton(pairs: list[tuple[str, dict[str, Any]]]) -> tuple[str, str, str]:
     """(head, body, tail): the material each instruction asks for, with no content of its own."""
-    head, body, tail = [], [], []
+    head: list[str] = []
+    body: list[str] = []
+    tail: list[str] = []
     for iid, kw in pairs:
         if iid == "combination:repeat_prompt" and kw.get("prompt_to_repeat"):
             head.append(str(kw["prompt_to_repeat"]))
@@ -99,7 +104,7 @@ def _assemble(pairs: list[tuple[str, dict[str, Any]]], filler: str = "") -> str:
 def _wanted_words(pairs: list[tuple[str, dict[str, Any]]]) -> int:
     """The most words (and sentences, as words) any length instruction asks for at least."""
     wanted = 0
-    for iid, kw in pairs:
+    for _, kw in pairs:
         if kw.get("relation") == "at least":
             wanted = max(wanted, int(kw.get("num_words") or 0), int(kw.get("num_sentences") or 0) * 2)
     return wanted
@@ -125,7 +130,8 @@ def ifeval_one_word(row: AuditRow, traits: Traits) -> list[Probe] | None:
     return [Probe(_casing("ok", ids), "ok"), Probe(_casing("sure thing", ids), "sure thing")]
 
 
-@family("ifeval_skeleton", "attack", "ifeval", "the constraints' own material (keywords, markers, end phrase), no content")
+@family("ifeval_skeleton", "attack", "ifeval",
+        "the constraints' own material (keywords, markers, end phrase), no content")
 def ifeval_skeleton(row: AuditRow, traits: Traits) -> list[Probe] | None:
     """Each instruction satisfied by its own material and nothing else: the keywords listed, the
     placeholders ``[a] [b]``, ``*part 1*`` highlights, ``Section 1`` markers, ``* point`` bullets,

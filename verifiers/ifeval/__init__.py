@@ -79,7 +79,7 @@ class IfevalVerifier(Verifier):
     min_words: Annotated[int, Range(ge=0)] = option(1, "fewer words than this (placeholders aside) score 0")
     max_repeated: Annotated[float, Range(ge=0, le=1)] = option(0.6, "a larger share of repeated word "
                                                                      "trigrams is padding: 0")
-    reject_echo: bool = option(True, "a copy of the prompt with under 5 words of its own scores 0")
+    reject_echo: bool = option(True, "a copy of the prompt with under 2 distinct words of its own scores 0")
     max_chars: Annotated[int, Range(gt=0)] = option(100_000, "a longer response is not judged (score 0)")
 
     def _verify(self, sample: Sample) -> Verdict:

@@ -9,8 +9,9 @@ trained on instruction rewards finds all three (see ``docs/verifiers/ifeval.md``
 - **padding**: a long response whose word trigrams mostly repeat earlier ones (one word or one
   sentence over and over to reach a word or sentence count);
 - **echo**: a response that is a copy of the prompt (or of the request it was told to repeat) with
-  almost nothing of its own: every run of ``ECHO_NGRAM`` words is taken from the prompt and fewer than
-  ``ECHO_OWN_WORDS`` words are not.
+  almost nothing of its own: it copies a run of ``ECHO_NGRAM`` words from the prompt, and fewer than
+  ``ECHO_OWN_WORDS`` distinct words lie outside such runs (IFEval's GPT-4 responses that repeat the
+  request add at least 2: "<<Midnight Shadow>>").
 
 Content stuffing (keywords strewn over filler, lorem ipsum to reach a length) needs a judgement of the
 content: compose with a task-quality reward (``gate``/``min`` in :mod:`~rewardsmith.verifiers.compose`).
@@ -23,7 +24,7 @@ from collections.abc import Iterable
 
 _WORD = re.compile(r"\w+")
 ECHO_NGRAM = 8
-ECHO_OWN_WORDS = 1
+ECHO_OWN_WORDS = 2
 REPEAT_MIN_TRIGRAMS = 20
 
 
@@ -53,8 +54,8 @@ def repeated_fraction(words: list[str]) -> float:
 
 
 def own_words(words: list[str], sources: Iterable[str], n: int = ECHO_NGRAM) -> int | None:
-    """How many of ``words`` lie outside every run of ``n`` words copied from a source; ``None`` when
-    nothing was copied (no run of ``n`` words is shared)."""
+    """How many distinct words of ``words`` lie outside every run of ``n`` words copied from a source;
+    ``None`` when nothing was copied (no run of ``n`` words is shared)."""
     grams: set[tuple[str, ...]] = set()
     for source in sources:
         src = [w.lower() for w in _WORD.findall(source)]
@@ -67,7 +68,7 @@ def own_words(words: list[str], sources: Iterable[str], n: int = ECHO_NGRAM) -> 
             covered[i : i + n] = [True] * n
     if not any(covered):
         return None
-    return covered.count(False)
+    return len({word for word, copied in zip(words, covered, strict=True) if not copied})
 
 
 def degenerate(text: str, prompts: Iterable[str], min_words: int, max_repeated: float,
@@ -80,8 +81,8 @@ def degenerate(text: str, prompts: Iterable[str], min_words: int, max_repeated: 
     share = repeated_fraction(words)
     if share > max_repeated:
         return "padding", f"{share:.0%} of its word trigrams repeat earlier ones (padding; at most {max_repeated:.0%})"
-    if reject_echo:
-        own = own_words(words, prompts)
+    if reject_echo:  # on every word: a copied prompt keeps its own [placeholders]
+        own = own_words([w.lower() for w in _WORD.findall(text)], prompts)
         if own is not None and own < ECHO_OWN_WORDS:
-            return "echo", f"copies the prompt with {own} words of its own (an echo, not an answer)"
+            return "echo", f"copies the prompt with {own} distinct words of its own (an echo, not an answer)"
     return "", ""

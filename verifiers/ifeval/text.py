@@ -19,18 +19,21 @@ _TOKEN = re.compile(r"\S+")
 
 # Abbreviations Punkt's English model knows as such (lower case, without their final period): a
 # period after one of these ends no sentence unless the next word is a capitalised common word.
-ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof sr jr st mt ft vs etc e.g i.e cf al approx dept est fig inc ltd co corp no vol pp "
-    "jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k u.n a.m p.m gen col lt sgt capt rep sen gov "
-    "rev hon ave blvd rd".split()
-)
+ABBREVIATIONS = frozenset((
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "ft", "vs", "etc", "e.g", "i.e", "cf", "al", "approx",
+    "dept", "est", "fig", "inc", "ltd", "co", "corp", "no", "vol", "pp", "jan", "feb", "mar", "apr", "jun", "jul",
+    "aug", "sep", "sept", "oct", "nov", "dec", "u.s", "u.k", "u.n", "a.m", "p.m", "gen", "col", "lt", "sgt", "capt",
+    "rep", "sen", "gov", "rev", "hon", "ave", "blvd", "rd",
+))
 # Words that, capitalised after an abbreviation, still start a new sentence (Punkt's orthographic
 # evidence: words seen in lower case mid-sentence). A short list of the commonest sentence starters.
-SENTENCE_STARTERS = frozenset(
-    "the a an this that these those it he she we they i you there here but and so if when while however "
-    "in on at for to as his her its our their my your what why how then now after before also some many one all "
-    "each every with from by not yes first finally next today although because since once".split()
-)
+SENTENCE_STARTERS = frozenset((
+    "the", "a", "an", "this", "that", "these", "those", "it", "he", "she", "we", "they", "i", "you", "there", "here",
+    "but", "and", "so", "if", "when", "while", "however", "in", "on", "at", "for", "to", "as", "his", "her", "its",
+    "our", "their", "my", "your", "what", "why", "how", "then", "now", "after", "before", "also", "some", "many",
+    "one", "all", "each", "every", "with", "from", "by", "not", "yes", "first", "finally", "next", "today",
+    "although", "because", "since", "once",
+))
 # Punkt's "non-word" characters: a word ends before one, and a sentence-final [.?!] followed by one
 # (or by white space and a token) is a candidate break.
 _NONWORD = frozenset(")\";}]*:@'({[!?\u2018\u2019\u201c\u201d\xab\xbb")  # nltk 3.9.2+: curly quotes too
