@@ -42,8 +42,8 @@ def _punkt():
 # alone, with no word before it (Punkt makes "?" and "!" two sentences).
 PIECES = ["The", "cat", "sat", "Mr.", "Dr.", "e.g.", "U.S.", "J.", "1.", "2013.", "end.", "end!", "why?", "wait...",
           "(see", '"quoted."', "“curly.”", "**bold.**", "-", "*", "etc.", "a.m.", "So,", "it", "But", "x.", "Then",
-          "said:", "[note]", "3.5", "well-known.", "'single.'", "...", "The.", "i.e.", "no.", "Really?!", "«ça».", "ok.)", "this).",
-          "Dr.)"]
+          "said:", "[note]", "3.5", "well-known.", "'single.'", "...", "The.", "i.e.", "no.", "Really?!", "«ça».",
+          "ok.)", "this).", "Dr.)"]
 
 
 def test_our_splitter_runs_punkts_rules_on_random_text():
