@@ -138,8 +138,8 @@ def ifeval_skeleton(row: AuditRow, traits: Traits) -> list[Probe] | None:
     ``<<title>>``, the postscript marker, the end phrase, cased and wrapped as asked. It follows the
     letter of every constraint and responds to nothing."""
     pairs = _instructions(row, traits)
-    if pairs is None:
-        return None
+    if pairs is None or not any(skeleton(pairs)):
+        return None  # nothing to assemble (only negative constraints): ifeval_empty covers it
     return [Probe(_assemble(pairs), "skeleton")]
 
 

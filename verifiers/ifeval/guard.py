@@ -54,18 +54,20 @@ def repeated_fraction(words: list[str]) -> float:
 
 
 def own_words(words: list[str], sources: Iterable[str], n: int = ECHO_NGRAM) -> int | None:
-    """How many distinct words of ``words`` lie outside every run of ``n`` words copied from a source;
-    ``None`` when nothing was copied (no run of ``n`` words is shared)."""
-    grams: set[tuple[str, ...]] = set()
+    """How many distinct words of ``words`` lie outside every run of ``n`` words copied from a source
+    (a whole source, when it is shorter: "Name a river in Europe." repeated and nothing else);
+    ``None`` when nothing was copied."""
+    grams: dict[int, set[tuple[str, ...]]] = {}
     for source in sources:
         src = [w.lower() for w in _WORD.findall(source)]
-        grams.update(tuple(src[i : i + n]) for i in range(len(src) - n + 1))
-    if not grams or len(words) < n:
-        return None
+        k = min(n, len(src))
+        if k >= 3:
+            grams.setdefault(k, set()).update(tuple(src[i : i + k]) for i in range(len(src) - k + 1))
     covered = [False] * len(words)
-    for i in range(len(words) - n + 1):
-        if tuple(words[i : i + n]) in grams:
-            covered[i : i + n] = [True] * n
+    for k, known in grams.items():
+        for i in range(len(words) - k + 1):
+            if tuple(words[i : i + k]) in known:
+                covered[i : i + k] = [True] * k
     if not any(covered):
         return None
     return len({word for word, copied in zip(words, covered, strict=True) if not copied})
