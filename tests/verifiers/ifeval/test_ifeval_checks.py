@@ -186,3 +186,23 @@ def test_the_cli_lists_the_options():
     for name in ("instructions_field", "kwargs_field", "mode", "level", "parity", "min_words", "max_repeated",
                  "reject_echo", "max_chars"):
         assert name in out.getvalue()
+
+
+def test_a_chat_completion_is_judged_on_its_last_assistant_turn_and_the_verifier_pickles():
+    import pickle
+
+    verifier = pickle.loads(pickle.dumps(build({"type": "ifeval", "mode": "loose"})))
+    messages = [{"role": "assistant", "content": "First, a draft, with commas."},
+                {"role": "user", "content": "again please"},
+                {"role": "assistant", "content": "A calm reply without any commas at all."}]
+    row = {"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}
+    assert verifier.verify(Sample(completion=messages, fields=row)).score == 1.0
+
+
+def test_the_example_rows_score_as_their_notes_say():
+    from conftest import REPO
+
+    rows = [json.loads(line) for line in (REPO / "data" / "ifeval_examples.jsonl").read_text().splitlines()]
+    verdicts = build("ifeval").verify_batch([Sample.from_row(row) for row in rows])
+    assert [v.score for v in verdicts] == [1.0 if row["note"].startswith("right") else 0.0 for row in rows]
+    assert {v.status for v in verdicts} <= {"ok", "no_answer"}
