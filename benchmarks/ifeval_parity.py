@@ -193,12 +193,15 @@ def main() -> None:
     print("\nthe default spec (guard on, strict corners) against parity, on the same responses:")
     for mode in ("strict", "loose"):
         per_row, _, verdicts = ours(rows, mode, {"type": "ifeval", "level": "instruction"})
-        (pp, ii), lost = accuracies(per_row), []
+        (pp, ii), lost, gained = accuracies(per_row), [], []
         for row, verdict, theirs in zip(rows, verdicts, result["ours"][mode], strict=True):
             if all(theirs) and verdict.score < 1.0:
                 lost.append(f"key={row['key']} ({verdict.details.get('guard') or verdict.feedback})")
+            elif not all(theirs) and verdict.score == 1.0:
+                gained.append(f"key={row['key']}")
         print(f"  {mode:6} prompt {pp:.2%}, instruction {ii:.2%}; prompts parity pays and the default does not: "
-              f"{len(lost)}" + (f": {', '.join(lost)}" if lost else ""))
+              f"{len(lost)}" + (f": {', '.join(lost)}" if lost else "") + f"; the reverse: {len(gained)}"
+              + (f": {', '.join(gained)}" if gained else ""))
     texts, same, bare = sentence_agreement(rows)
     print(f"\nnumber_sentences, our splitter on {texts} texts (responses and prompts): same count as nltk's Punkt "
           f"with our parameters {same}/{texts}; as untrained Punkt {bare}/{texts}")

@@ -15,7 +15,9 @@ Options:
     pays the fraction followed.
 ``parity`` (default ``false``): reproduce lm-eval's lenient corners (text langdetect cannot read
     counts as any language; a bare JSON scalar counts as "wrapped in JSON"; "My answer is yes. My
-    answer is no." counts as choosing one). For benchmarks.
+    answer is no." counts as choosing one; the text is judged as written, where by default it is
+    judged as shown: NFKC-normalised, invisible format characters removed, look-alike commas
+    counted). For benchmarks.
 ``min_words`` / ``max_repeated`` / ``reject_echo``: the guard of
     :mod:`~rewardsmith.verifiers.ifeval.guard` (empty, padded and echoed responses score 0 whatever
     the instructions); the parity benchmark turns it off (``0`` / ``1.0`` / ``false``).
@@ -30,6 +32,7 @@ why; ``feedback`` names the ones not followed.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
@@ -48,6 +51,14 @@ def loose_variants(text: str) -> list[str]:
     lines = text.split("\n")
     cut = ["\n".join(lines[1:]).strip(), "\n".join(lines[:-1]).strip(), "\n".join(lines[1:-1]).strip()]
     return [text, text.replace("*", ""), *cut, *(c.replace("*", "") for c in cut)]
+
+
+def visible(text: str) -> str:
+    """``text`` as a reader sees it: NFKC-normalised (a fullwidth comma is a comma, a fullwidth letter
+    a letter) and without invisible format characters (a zero-width space inside "b\u200bad" hides a
+    forbidden word and splits one word into two for the word count)."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf") if not text.isascii() else text
 
 
 def _decoded(value: Any) -> Any:
@@ -75,7 +86,7 @@ class IfevalVerifier(Verifier):
     level: Literal["prompt", "instruction"] = option("prompt", "prompt: 1.0 only when all are followed; "
                                                                "instruction: the fraction followed")
     parity: bool = option(False, "lm-eval's lenient corners: undetectable language passes, a bare JSON "
-                                 "scalar is JSON, several constrained answers pass")
+                                 "scalar is JSON, several constrained answers pass, text judged as written")
     min_words: Annotated[int, Range(ge=0)] = option(1, "fewer words than this (placeholders aside) score 0")
     max_repeated: Annotated[float, Range(ge=0, le=1)] = option(0.6, "a larger share of repeated word "
                                                                      "trigrams is padding: 0")
@@ -94,6 +105,8 @@ class IfevalVerifier(Verifier):
         if len(text) > self.max_chars:
             return self._refused(ids, base, "ok", "too_long",
                                  f"response of {len(text)} characters is over max_chars={self.max_chars}")
+        if not self.parity:
+            text = visible(text)
         if not text.strip():
             return self._refused(ids, base, "no_answer", "nothing", "empty response")
         prompts = [sample.prompt_text, *(kw.get("prompt_to_repeat", "") for _, _, kw in parsed)]

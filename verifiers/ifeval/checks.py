@@ -4,8 +4,9 @@ A check is ``(kwargs, text, strict) -> (followed, why)``. The semantics are lm-e
 (``tasks/ifeval/instructions.py``) rewritten with linear scans where the reference's regexes can go
 quadratic on crafted text (``[[[[``, long runs of white space). ``strict`` is this verifier's default;
 ``False`` (the ``parity`` option) reproduces the reference's lenient corners: a text langdetect cannot
-read counts as any language, a bare JSON scalar counts as JSON, and a constrained response may give
-several of the allowed answers. Keywords, markers and splitters
+read counts as any language, a bare JSON scalar counts as JSON, a constrained response may give
+several of the allowed answers, and only "," is a comma (strict: the commas of other scripts and
+look-alikes such as U+201A too). Keywords, markers and splitters
 are matched literally (the reference compiles them as regexes; IFEval's data holds none with regex
 syntax, so the figures are the same).
 
@@ -339,8 +340,12 @@ def _end(kw: dict[str, Any], text: str, strict: bool) -> Result:
     return ok, "ends with the phrase" if ok else "does not end with the phrase"
 
 
+# Commas of other scripts and look-alikes NFKC leaves alone (the fullwidth and small commas it maps to ",").
+COMMA_LIKE = ",\u201a\u060c\u3001\u055d\u07f8\u1363\u1802\u1808\u2e32\u2e34\u2e41\ua4fe\ua60d\ua6f5"
+
+
 def _no_comma(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    n = text.count(",")
+    n = sum(text.count(c) for c in COMMA_LIKE) if strict else text.count(",")
     return n == 0, f"{n} commas"
 
 

@@ -163,3 +163,23 @@ _ALL = {
     "punctuation:no_comma": {},
     "startend:quotation": {},
 }
+
+
+def test_invisible_characters_hide_nothing():
+    forbidden = {"instruction_id_list": ["keywords:forbidden_words"], "kwargs": [{"forbidden_words": ["bad"]}]}
+    text = "That was a b\u200bad idea from the very start of the trip."
+    assert verdict(text, forbidden).score == 0.0
+    assert verdict(text, forbidden, parity=True).score == 1.0  # the reference is fooled
+    words = {"instruction_id_list": ["length_constraints:number_words"], "kwargs": [{"num_words": 12,
+                                                                                     "relation": "at least"}]}
+    split = "a\u200bb c\u200bd e\u200bf g\u200bh i\u200bj k\u200bl"  # 6 words shown, 12 runs of \w for the reference
+    assert verdict(split, words, **OFF).score == 0.0
+    assert verdict(split, words, parity=True, **OFF).score == 1.0
+
+
+@pytest.mark.parametrize("comma", ["\uff0c", "\u201a", "\ufe50", "\u060c", "\u3001"])
+def test_a_comma_by_another_name_is_a_comma(comma):
+    row = {"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}
+    text = f"Well{comma} this sentence has a comma that looks like one."
+    assert verdict(text, row).score == 0.0
+    assert verdict(text.replace(comma, ""), row).score == 1.0
