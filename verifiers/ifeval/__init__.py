@@ -55,7 +55,7 @@ def loose_variants(text: str) -> list[str]:
 
 def visible(text: str) -> str:
     """``text`` as a reader sees it: NFKC-normalised (a fullwidth comma is a comma, a fullwidth letter
-    a letter) and without invisible format characters (a zero-width space inside "b\u200bad" hides a
+    a letter) and without invisible format characters (a zero-width space inside "b\\u200bad" hides a
     forbidden word and splits one word into two for the word count)."""
     text = unicodedata.normalize("NFKC", text)
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf") if not text.isascii() else text
