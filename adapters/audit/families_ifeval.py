@@ -5,7 +5,8 @@ river and stone", "end with 'Any other questions?'"), never what. Each probe her
 row's own instructions to satisfy them mechanically while answering nothing: no response, a word, the
 constraints' own material with no content (a skeleton), that skeleton padded to the length asked, the
 prompt echoed back, lorem ipsum, every allowed answer at once. None responds to the prompt, so a
-reward they earn is paid for form alone. The families apply only to specs with an ``ifeval`` part
+reward they earn is paid for form alone. One rewrite family (``ifeval_layout``) changes only how a
+known-correct response is laid out in bytes. The families apply only to specs with an ``ifeval`` part
 and rows that carry IFEval's ``instruction_id_list`` and ``kwargs``.
 """
 
@@ -194,3 +195,15 @@ def ifeval_hedge(row: AuditRow, traits: Traits) -> list[Probe] | None:
     hedge = "My answer is yes. My answer is no. My answer is maybe."
     return [Probe(_casing(hedge, ids), "all three"),
             Probe(_casing("My answer is yes.\nMy answer is no.", ids), "yes and no")]
+
+
+@family("ifeval_layout", "rewrite", "ifeval",
+        "the known-correct response with Windows line ends or blank lines around it")
+def ifeval_layout(row: AuditRow, traits: Traits) -> list[Probe] | None:
+    """The row's known-correct response (its ``reference`` column) with ``\\r\\n`` line ends, and
+    with blank lines before and after it. A reader sees the same lines and paragraphs, so every
+    instruction it followed it still follows; a reward that pays it less reads bytes, not text."""
+    if _instructions(row, traits) is None or not row.reference or not row.reference.strip():
+        return None
+    text = row.reference.strip("\n")
+    return [Probe(text.replace("\n", "\r\n"), "windows line ends"), Probe(f"\n\n{text}\n\n", "blank lines around")]

@@ -55,9 +55,9 @@ def loose_variants(text: str) -> list[str]:
 
 def visible(text: str) -> str:
     """``text`` as a reader sees it: NFKC-normalised (a fullwidth comma is a comma, a fullwidth letter
-    a letter) and without invisible format characters (a zero-width space inside "b\\u200bad" hides a
-    forbidden word and splits one word into two for the word count)."""
-    text = unicodedata.normalize("NFKC", text)
+    a letter), Windows line ends as ``\\n``, and without invisible format characters (a zero-width
+    space inside "b\\u200bad" hides the forbidden word and splits one word into two for the word count)."""
+    text = unicodedata.normalize("NFKC", text).replace("\r\n", "\n")  # Windows line ends: the same lines
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf") if not text.isascii() else text
 
 

@@ -5,8 +5,9 @@ A check is ``(kwargs, text, strict) -> (followed, why)``. The semantics are lm-e
 quadratic on crafted text (``[[[[``, long runs of white space). ``strict`` is this verifier's default;
 ``False`` (the ``parity`` option) reproduces the reference's lenient corners: a text langdetect cannot
 read counts as any language, a bare JSON scalar counts as JSON, a constrained response may give
-several of the allowed answers, and only "," is a comma (strict: the commas of other scripts and
-look-alikes such as U+201A too). Keywords, markers and splitters
+several of the allowed answers, only "," is a comma (strict: the commas of other scripts and
+look-alikes such as U+201A too), and the nth paragraph is counted in the raw split on blank lines
+(strict: among the paragraphs, so leading blank lines do not shift it). Keywords, markers and splitters
 are matched literally (the reference compiles them as regexes; IFEval's data holds none with regex
 syntax, so the figures are the same).
 
@@ -191,6 +192,8 @@ def _first_word(paragraph: str) -> str:
 def _nth_first_word(kw: dict[str, Any], text: str, strict: bool) -> Result:
     parts = text.split("\n\n")
     n = sum(1 for p in parts if p.strip())
+    if strict:  # the nth paragraph a reader sees; the reference indexes the raw split, blank parts included
+        parts = [p for p in parts if p.strip()]
     nth, wanted = kw["nth_paragraph"], kw["first_word"].lower()
     if nth < 1 or nth > n or not parts[nth - 1].strip():
         return False, f"no paragraph {nth} (of {n})"

@@ -103,3 +103,27 @@ def test_ifeval_audited_on_ifevals_prompts(capsys):
     assert all(hacks[name] == 0 for name in REFUSED)
     assert hacks["ifeval_padding"] <= 2  # a repeated sentence after a long repeated request (documented)
     assert all(hacks[name] > 0 for name in CONTENT_ONLY)  # the table in docs/verifiers/ifeval.md says so
+
+
+@pytest.mark.shared_data
+@pytest.mark.slow
+def test_layout_rewrites_of_gpt4s_followed_responses_are_paid_as_much(capsys):
+    """GPT-4's responses as the known-correct completions: the default spec pays every one that parity
+    pays, and pays its Windows-line-end and blank-line rewrites as much (the reference does not:
+    "\\r\\n\\r\\n" separates no paragraph for it, and leading blank lines shift its nth paragraph)."""
+    responses = SHARED_DATA / "ifeval" / "responses_gpt4_20231107.jsonl"
+    if not responses.exists():
+        pytest.skip(f"{responses} is absent")
+    import json
+
+    by_prompt = {json.loads(line)["prompt"]: json.loads(line)["response"] for line in responses.open()}
+    made = [Row(line=r.line, data={**r.data, "reference": by_prompt[r.data["prompt"]]}) for r in read_rows(IFEVAL)]
+    report = audit("ifeval", made, families=["ifeval_layout"])
+    with capsys.disabled():
+        print(f"\n== ifeval_layout on GPT-4's responses\n{format_table(report)}")
+    (layout,) = report.families
+    assert report.reference_paid == 416  # 77.04% of 540, as the benchmark reports
+    assert layout.cases - layout.unjudged == 2 * 416
+    assert layout.false_negatives == 0
+    parity = {"type": "ifeval", "parity": True, "min_words": 0, "max_repeated": 1.0, "reject_echo": False}
+    assert audit(parity, made, families=["ifeval_layout"]).families[0].false_negatives > 0
