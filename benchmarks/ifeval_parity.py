@@ -56,30 +56,44 @@ def load_rows(data: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def load_reference() -> Callable[[dict[str, Any], str], tuple[list[bool], list[bool]]]:
-    """lm-eval's IFEval, imported without network: ``judge(row, response) -> (strict, loose)`` per
-    instruction, ``None`` where the check cannot run here (see the module docstring)."""
+@contextlib.contextmanager
+def offline_nltk() -> Any:
+    """nltk as the reference can use it here, for the time of a call: no download (no network), and
+    ``word_tokenize`` without its Punkt sentence split (no model). Restored after, so nothing else in
+    the process (a test session) sees the patch."""
     import nltk
 
-    nltk.download = lambda *args, **kwargs: False  # offline: punkt_tab cannot be fetched
+    saved = nltk.download, nltk.word_tokenize
     word_tokenize = nltk.word_tokenize
+    nltk.download = lambda *args, **kwargs: False
     nltk.word_tokenize = lambda text, *args, **kwargs: word_tokenize(text, preserve_line=True)
-    with contextlib.redirect_stdout(io.StringIO()):  # it prints "Downloaded punkt_tab" even when nothing was
+    try:
+        yield
+    finally:
+        nltk.download, nltk.word_tokenize = saved
+
+
+def load_reference() -> Callable[[dict[str, Any], str], tuple[list[bool | None], list[bool | None]]]:
+    """lm-eval's IFEval, imported without network: ``judge(row, response) -> (strict, loose)`` per
+    instruction, ``None`` where the check cannot run here (see the module docstring)."""
+    # it prints "Downloaded punkt_tab" even when nothing was
+    with offline_nltk(), contextlib.redirect_stdout(io.StringIO()):
         from lm_eval.tasks.ifeval import utils
 
     def judge(row: dict[str, Any], response: str) -> tuple[list[bool | None], list[bool | None]]:
         random.seed(0)
         out = []
-        for fn in (utils.test_instruction_following_strict, utils.test_instruction_following_loose):
-            per: list[bool | None] = []
-            for iid, kwargs in zip(row["instruction_id_list"], row["kwargs"], strict=True):
-                if iid in NOT_COMPARED:
-                    per.append(None)
-                    continue
-                one = utils.InputExample(key=row["key"], instruction_id_list=[iid], prompt=row["prompt"],
-                                         kwargs=[kwargs])
-                per.append(fn(one, response).follow_instruction_list[0])
-            out.append(per)
+        with offline_nltk():
+            for fn in (utils.test_instruction_following_strict, utils.test_instruction_following_loose):
+                per: list[bool | None] = []
+                for iid, kwargs in zip(row["instruction_id_list"], row["kwargs"], strict=True):
+                    if iid in NOT_COMPARED:
+                        per.append(None)
+                        continue
+                    one = utils.InputExample(key=row["key"], instruction_id_list=[iid], prompt=row["prompt"],
+                                             kwargs=[kwargs])
+                    per.append(fn(one, response).follow_instruction_list[0])
+                out.append(per)
         return out[0], out[1]
 
     return judge
