@@ -6,8 +6,9 @@ quadratic on crafted text (``[[[[``, long runs of white space). ``strict`` is th
 ``False`` (the ``parity`` option) reproduces the reference's lenient corners: a text langdetect cannot
 read counts as any language, a bare JSON scalar counts as JSON, a constrained response may give
 several of the allowed answers, only "," is a comma (strict: the commas of other scripts and
-look-alikes such as U+201A too), and the nth paragraph is counted in the raw split on blank lines
-(strict: among the paragraphs, so leading blank lines do not shift it). Keywords, markers and splitters
+look-alikes such as U+201A too), the nth paragraph is counted in the raw split on blank lines
+(strict: among the paragraphs, so leading blank lines do not shift it), and two responses differ
+when their text does (strict: when their words do, case and punctuation aside). Keywords, markers and splitters
 are matched literally (the reference compiles them as regexes; IFEval's data holds none with regex
 syntax, so the figures are the same).
 
@@ -329,6 +330,8 @@ def _two_responses(kw: dict[str, Any], text: str, strict: bool) -> Result:
     answers = [p.strip() for p in parts if p.strip()]
     if len(answers) != 2:
         return False, f"{len(answers)} responses separated by ******"
+    if strict:  # the same words with another case or punctuation are the same response
+        answers = [T.words(a.lower()) for a in answers]
     return answers[0] != answers[1], "two different responses" if answers[0] != answers[1] else "the same twice"
 
 

@@ -47,6 +47,11 @@ def count_words(text: str) -> int:
     return sum(1 for _ in _WORD.finditer(text))
 
 
+def words(text: str) -> list[str]:
+    """The runs of word characters of ``text``, in order."""
+    return _WORD.findall(text)
+
+
 def _candidate(chunk: str, has_next: bool) -> int | None:
     """The last [.?!] of a white-space token that Punkt's period context matches, if any."""
     for p in range(len(chunk) - 1, -1, -1):

@@ -103,6 +103,10 @@ def test_two_responses_must_differ_and_be_two():
     assert verdict("Same answer here.\n******\nSame answer here.", row).score == 0.0
     assert verdict("One.\n******\nTwo.\n******\nThree.", row).score == 0.0
     assert verdict("Answer one is here.\n******\n\n******\nAnswer two.", row).score == 0.0
+    near = "Paris is the capital of France.\n******\nparis is the capital of france!"
+    assert verdict(near, row).score == 0.0
+    assert verdict(near, row, parity=True).score == 1.0  # the reference compares the strings
+    assert verdict("Paris is the capital.\n******\nLyon is the largest city in the south.", row).score == 1.0
 
 
 def test_keyword_existence_needs_every_keyword():
