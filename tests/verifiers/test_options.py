@@ -39,6 +39,7 @@ MINIMAL = {
     "judge": {"type": "judge", "backend": {"kind": "openai"}, "cache": False},
     "brier": {"type": "brier"},
     "format": {"type": "format"},
+    "ifeval": {"type": "ifeval"},
     "overlong": {"type": "overlong", "max_length": 100, "cache_length": 10},
     "cosine": {"type": "cosine", "max_length": 100},
     "repetition": {"type": "repetition"},

@@ -116,7 +116,7 @@ def test_a_builtin_name_is_taken_before_its_module_is_imported():
     assert "refused: verifier name 'math' is already registered by the built-in" in result.stdout
 
 
-BUILTIN_MODULES = {"calibration", "code", "compose", "format", "judge", "length", "math", "reward_model"}
+BUILTIN_MODULES = {"calibration", "code", "compose", "format", "ifeval", "judge", "length", "math", "reward_model"}
 
 
 def test_build_imports_only_the_modules_the_spec_names():
