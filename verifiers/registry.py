@@ -47,6 +47,7 @@ BUILTINS: dict[str, str] = {
     "tool_call": "tool_call",
     "format": "format",
     "json": "structured",
+    "ifeval": "ifeval",
     "overlong": "length",
     "cosine": "length",
     "repetition": "length",

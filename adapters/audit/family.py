@@ -111,6 +111,7 @@ def all_families() -> dict[str, Family]:
         families_answer,
         families_choice,
         families_code,
+        families_ifeval,
         families_json,
         families_judge,
         families_qa,

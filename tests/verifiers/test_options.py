@@ -39,6 +39,7 @@ MINIMAL = {
     "judge": {"type": "judge", "backend": {"kind": "openai"}, "cache": False},
     "brier": {"type": "brier"},
     "format": {"type": "format"},
+    "ifeval": {"type": "ifeval"},
     "json": {"type": "json"},
     "tool_call": {"type": "tool_call"},
     "choice": {"type": "choice"},

@@ -1,0 +1,395 @@
+"""The 25 verifiable instructions of IFEval: each reads its kwargs (checked first) and judges a response.
+
+A check is ``(kwargs, text, strict) -> (followed, why)``. The semantics are lm-eval's
+(``tasks/ifeval/instructions.py``) rewritten with linear scans where the reference's regexes can go
+quadratic on crafted text (``[[[[``, long runs of white space). ``strict`` is this verifier's default;
+``False`` (the ``parity`` option) reproduces the reference's lenient corners: a text langdetect cannot
+read counts as any language, a bare JSON scalar counts as JSON, a constrained response may give
+several of the allowed answers, only "," is a comma (strict: the commas of other scripts and
+look-alikes such as U+201A too), the nth paragraph is counted in the raw split on blank lines
+(strict: among the paragraphs, so leading blank lines do not shift it), and two responses differ
+when their text does (strict: when their words do, case and punctuation aside). Keywords, markers and splitters
+are matched literally (the reference compiles them as regexes; IFEval's data holds none with regex
+syntax, so the figures are the same).
+
+:func:`parse_kwargs` turns a row's kwargs into the checker's arguments: ``None`` means "not given"
+(HF's IFEval rows carry every key of every instruction, ``None`` where unused); a missing required
+argument or a value of the wrong type is a :class:`KwargsError` naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rewardsmith.verifiers.ifeval import text as T
+
+RELATIONS = ("less than", "at least")
+LANGDETECT_CHARS = 10_000  # langdetect's own Detector reads at most this many characters
+CONSTRAINED_OPTIONS = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
+Result = tuple[bool, str]
+
+
+class KwargsError(ValueError):
+    """An instruction's kwargs cannot be used: ``arg`` names the argument."""
+
+    def __init__(self, arg: str, problem: str) -> None:
+        self.arg = arg
+        super().__init__(f"{arg}: {problem}")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One instruction: its arguments (name → type; required ones) and its judge."""
+
+    args: Mapping[str, type | tuple[type, ...]]
+    required: tuple[str, ...]
+    judge: Callable[[dict[str, Any], str, bool], Result]
+
+
+def parse_kwargs(check: Check, kwargs: Any) -> dict[str, Any]:
+    """The arguments a check reads, typed; ``None`` values dropped; unknown keys ignored (HF rows
+    carry every instruction's keys)."""
+    if kwargs is None:
+        kwargs = {}
+    if not isinstance(kwargs, Mapping):
+        raise KwargsError("kwargs", f"expected an object, got {type(kwargs).__name__}")
+    out: dict[str, Any] = {}
+    for name, kind in check.args.items():
+        value = kwargs.get(name)
+        if value is None:
+            continue
+        if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            else:
+                raise KwargsError(name, f"expected an integer, got {value!r}")
+        elif kind is list:
+            if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):
+                raise KwargsError(name, f"expected a list of non-empty strings, got {value!r}")
+            value = list(value)
+        elif kind is str and (not isinstance(value, str) or not value.strip()):
+            raise KwargsError(name, f"expected a non-empty string, got {value!r}")
+        if kind is int and value < 0:
+            raise KwargsError(name, f"must not be negative, got {value}")
+        if name == "letter" and len(value.strip()) != 1:
+            raise KwargsError(name, f"expected one character, got {value!r}")
+        if name.endswith("relation") and value not in RELATIONS:
+            raise KwargsError(name, f"must be one of {', '.join(map(repr, RELATIONS))}, got {value!r}")
+        out[name] = value
+    for name in check.required:
+        if name not in out:
+            raise KwargsError(name, "is required")
+    return out
+
+
+def _compare(actual: int, relation: str, threshold: int, what: str) -> Result:
+    ok = actual < threshold if relation == "less than" else actual >= threshold
+    return ok, f"{actual} {what} ({relation} {threshold} wanted)"
+
+
+# --------------------------------------------------------------------------- keywords
+
+
+def _keywords(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    missing = [k for k in kw["keywords"] if k.lower() not in text.lower()]
+    return not missing, f"missing {missing}" if missing else "all keywords present"
+
+
+def _frequency(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    keyword = kw["keyword"].strip()
+    n = len(re.findall(re.escape(keyword), text, flags=re.IGNORECASE))
+    return _compare(n, kw["relation"], kw["frequency"], f"x {keyword!r}")
+
+
+def _forbidden(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    found = [w for w in kw["forbidden_words"] if re.search(r"\b" + re.escape(w) + r"\b", text, flags=re.IGNORECASE)]
+    return not found, f"uses {found}" if found else "no forbidden word"
+
+
+def _letters(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    letter = kw["letter"].strip().lower()
+    return _compare(text.lower().count(letter), kw["let_relation"], kw["let_frequency"], f"x {letter!r}")
+
+
+# --------------------------------------------------------------------------- language and case
+
+
+def detect_language(text: str) -> str | None:
+    """langdetect's language code for ``text`` (first characters only), seeded so that the same text
+    always gets the same answer; ``None`` when it finds nothing to go on (digits, symbols)."""
+    from langdetect import DetectorFactory, LangDetectException, detect  # ~0.5 s to load its profiles
+
+    DetectorFactory.seed = 0
+    try:
+        return detect(text[:LANGDETECT_CHARS])
+    except LangDetectException:
+        return None
+
+
+def _is_language(text: str, language: str, strict: bool) -> Result:
+    found = detect_language(text)
+    if found is None:
+        return not strict, "no language detected"
+    return found == language, f"detected {found!r}"
+
+
+def _language(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    return _is_language(text, kw["language"], strict)
+
+
+def _all_capitals(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    if not text.isupper():
+        return False, "not all capitals"
+    return _is_language(text, "en", strict)
+
+
+def _all_lowercase(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    if not text.islower():
+        return False, "not all lowercase"
+    return _is_language(text, "en", strict)
+
+
+def _capital_words(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    return _compare(T.capital_words(text), kw["capital_relation"], kw["capital_frequency"], "capitalised words")
+
+
+# --------------------------------------------------------------------------- length
+
+
+def _sentences(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    return _compare(T.count_sentences(text), kw["relation"], kw["num_sentences"], "sentences")
+
+
+def _words(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    return _compare(T.count_words(text), kw["relation"], kw["num_words"], "words")
+
+
+def _paragraphs(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    parts = re.split(r"\s?\*\*\*\s?", text)
+    inner = [i for i, p in enumerate(parts) if not p.strip() and 0 < i < len(parts) - 1]
+    if inner:
+        return False, "an empty paragraph between *** dividers"
+    n = sum(1 for p in parts if p.strip())
+    return n == kw["num_paragraphs"], f"{n} paragraphs ({kw['num_paragraphs']} wanted)"
+
+
+_PUNCT_STOP = set(".,?!'\"")
+
+
+def _first_word(paragraph: str) -> str:
+    word = paragraph.split()[0].lstrip("'").lstrip('"')
+    out = []
+    for ch in word:
+        if ch in _PUNCT_STOP:
+            break
+        out.append(ch.lower())
+    return "".join(out)
+
+
+def _nth_first_word(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    parts = text.split("\n\n")
+    n = sum(1 for p in parts if p.strip())
+    if strict:  # the nth paragraph a reader sees; the reference indexes the raw split, blank parts included
+        parts = [p for p in parts if p.strip()]
+    nth, wanted = kw["nth_paragraph"], kw["first_word"].lower()
+    if nth < 1 or nth > n or not parts[nth - 1].strip():
+        return False, f"no paragraph {nth} (of {n})"
+    first = _first_word(parts[nth - 1].strip())
+    ok = n == kw["num_paragraphs"] and first == wanted
+    return ok, f"{n} paragraphs ({kw['num_paragraphs']} wanted), paragraph {nth} starts with {first!r}"
+
+
+# --------------------------------------------------------------------------- content
+
+
+def count_placeholders(text: str) -> int:
+    """Non-overlapping ``[...]`` within a line (the reference's ``\\[.*?\\]``), in one pass."""
+    count = 0
+    for line in text.split("\n"):
+        start = line.find("[")
+        while start != -1:
+            end = line.find("]", start + 1)
+            if end == -1:
+                break
+            count += 1
+            start = line.find("[", end + 1)
+    return count
+
+
+def _placeholders(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    n = count_placeholders(text)
+    return n >= kw["num_placeholders"], f"{n} placeholders ({kw['num_placeholders']} wanted)"
+
+
+def _postscript(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    marker = kw["postscript_marker"].strip()
+    lowered = text.lower()
+    if marker == "P.P.S":
+        found = re.search(r"p\.\s?p\.\s?s", lowered)
+    elif marker == "P.S.":
+        found = re.search(r"p\.\s?s\.", lowered)
+    else:
+        found = marker.lower() in lowered
+    return bool(found), f"{marker!r} {'found' if found else 'not found'}"
+
+
+# --------------------------------------------------------------------------- format
+
+
+def count_bullets(text: str) -> int:
+    """Lines starting (after white space) with ``* `` or ``-``: the reference's two multi-line regexes,
+    counted line by line (a lone ``*`` line takes the next line as its text, as the regex does)."""
+    lines = text.split("\n")
+    count, i = 0, 0
+    while i < len(lines):
+        s = lines[i].lstrip()
+        if s.startswith("-"):
+            count += 1
+        elif s.startswith("*") and not s.startswith("**"):
+            if len(s) > 1:
+                count += 1
+            elif i + 1 < len(lines):  # "*" then the newline as its [^*] and the next line as its text
+                count += 1
+                nxt = lines[i + 1].lstrip()
+                count += nxt.startswith("-")  # the dash pattern still sees the next line
+                i += 1
+        i += 1
+    return count
+
+
+def _bullets(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    n = count_bullets(text)
+    return n == kw["num_bullets"], f"{n} bullet points ({kw['num_bullets']} wanted)"
+
+
+def _constrained(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    found = [o for o in CONSTRAINED_OPTIONS if o in text]
+    if strict and len(found) > 1:  # the reference pays a response that gives every option
+        return False, f"hedges between {found}"
+    return bool(found), f"says {found[0]!r}" if found else "none of the allowed answers"
+
+
+def count_highlights(text: str) -> int:
+    """``*text*`` and ``**text**`` spans with non-blank text on one line, counted as the reference does
+    (a ``**bold**`` span counts twice: once as ``**`` pairs, once through the inner single stars)."""
+    single = sum(1 for h in re.findall(r"\*[^\n*]*\*", text) if h.strip("*").strip())
+    double = sum(1 for h in re.findall(r"\*\*[^\n*]*\*\*", text) if h[2:-2].strip())
+    return single + double
+
+
+def _highlights(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    n = count_highlights(text)
+    return n >= kw["num_highlights"], f"{n} highlighted sections ({kw['num_highlights']} wanted)"
+
+
+def _sections(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    splitter = kw["section_spliter"].strip()
+    n = len(re.findall(re.escape(splitter) + r"\s?\d+", text))
+    return n >= kw["num_sections"], f"{n} sections marked {splitter!r} ({kw['num_sections']} wanted)"
+
+
+def strip_fence(text: str) -> str:
+    text = text.strip()
+    for prefix in ("```json", "```Json", "```JSON", "```"):
+        if text.startswith(prefix):
+            text = text[len(prefix) :]
+            break
+    return text.removesuffix("```").strip()
+
+
+def _json(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    try:
+        value = json.loads(strip_fence(text))
+    except (ValueError, RecursionError):
+        return False, "not valid JSON"
+    if strict and not isinstance(value, dict | list):
+        return False, f"a bare JSON {type(value).__name__}, not an object or array"
+    return True, "valid JSON"
+
+
+def _title(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    for line in text.split("\n"):
+        start, end = line.find("<<"), line.rfind(">>")
+        if start != -1 and end >= start + 3 and line[start : end + 2].lstrip("<").rstrip(">").strip():
+            return True, "has a <<title>>"
+    return False, "no <<title>>"
+
+
+# --------------------------------------------------------------------------- combination, start/end, punctuation
+
+
+def _two_responses(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    parts = text.split("******")
+    for i, part in enumerate(parts):
+        if not part.strip() and 0 < i < len(parts) - 1:
+            return False, "an empty response between ****** separators"
+    answers = [p.strip() for p in parts if p.strip()]
+    if len(answers) != 2:
+        return False, f"{len(answers)} responses separated by ******"
+    if strict:  # the same words with another case or punctuation are the same response
+        answers = [T.words(a.lower()) for a in answers]
+    return answers[0] != answers[1], "two different responses" if answers[0] != answers[1] else "the same twice"
+
+
+def _repeat_prompt(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    ok = text.strip().lower().startswith(kw["prompt_to_repeat"].strip().lower())
+    return ok, "starts with the request" if ok else "does not start with the request word for word"
+
+
+def _end(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    phrase = kw["end_phrase"].strip().lower()
+    ok = text.strip().strip('"').lower().endswith(phrase)
+    return ok, "ends with the phrase" if ok else "does not end with the phrase"
+
+
+# Commas of other scripts and look-alikes NFKC leaves alone (the fullwidth and small commas it maps to ",").
+COMMA_LIKE = ",\u201a\u060c\u3001\u055d\u07f8\u1363\u1802\u1808\u2e32\u2e34\u2e41\ua4fe\ua60d\ua6f5"
+
+
+def _no_comma(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    n = sum(text.count(c) for c in COMMA_LIKE) if strict else text.count(",")
+    return n == 0, f"{n} commas"
+
+
+def _quotation(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    s = text.strip()
+    ok = len(s) > 1 and s[0] == '"' and s[-1] == '"'
+    return ok, "wrapped in double quotes" if ok else "not wrapped in double quotes"
+
+
+def _check(judge: Callable[[dict[str, Any], str, bool], Result], **args: type) -> Check:
+    return Check(args=args, required=tuple(args), judge=judge)
+
+
+CHECKS: dict[str, Check] = {
+    "keywords:existence": _check(_keywords, keywords=list),
+    "keywords:frequency": _check(_frequency, keyword=str, frequency=int, relation=str),
+    "keywords:forbidden_words": _check(_forbidden, forbidden_words=list),
+    "keywords:letter_frequency": _check(_letters, letter=str, let_frequency=int, let_relation=str),
+    "language:response_language": _check(_language, language=str),
+    "length_constraints:number_sentences": _check(_sentences, num_sentences=int, relation=str),
+    "length_constraints:number_paragraphs": _check(_paragraphs, num_paragraphs=int),
+    "length_constraints:number_words": _check(_words, num_words=int, relation=str),
+    "length_constraints:nth_paragraph_first_word": _check(_nth_first_word, num_paragraphs=int, nth_paragraph=int,
+                                                          first_word=str),
+    "detectable_content:number_placeholders": _check(_placeholders, num_placeholders=int),
+    "detectable_content:postscript": _check(_postscript, postscript_marker=str),
+    "detectable_format:number_bullet_lists": _check(_bullets, num_bullets=int),
+    "detectable_format:constrained_response": _check(_constrained),
+    "detectable_format:number_highlighted_sections": _check(_highlights, num_highlights=int),
+    "detectable_format:multiple_sections": _check(_sections, section_spliter=str, num_sections=int),
+    "detectable_format:json_format": _check(_json),
+    "detectable_format:title": _check(_title),
+    "combination:two_responses": _check(_two_responses),
+    "combination:repeat_prompt": _check(_repeat_prompt, prompt_to_repeat=str),
+    "startend:end_checker": _check(_end, end_phrase=str),
+    "change_case:capital_word_frequency": _check(_capital_words, capital_frequency=int, capital_relation=str),
+    "change_case:english_capital": _check(_all_capitals),
+    "change_case:english_lowercase": _check(_all_lowercase),
+    "punctuation:no_comma": _check(_no_comma),
+    "startend:quotation": _check(_quotation),
+}
