@@ -58,8 +58,8 @@ CASES = [
     ("data/calibration_examples.jsonl", "data/brier.yaml"),
     ("tests/adapters/data/nested_fields.jsonl", {"type": DIGEST, "fields": NESTED_FIELDS}),
     # The new families: one line each, their example rows and their default spec.
-    # ("data/ifeval_examples.jsonl", "ifeval"),
-    # ("data/json_examples.jsonl", "json"),
+    ("data/ifeval_examples.jsonl", "ifeval"),
+    ("data/json_examples.jsonl", "json"),
     ("data/tool_call_examples.jsonl", "tool_call"),
     ("data/choice_examples.jsonl", "choice"),
     ("data/qa_examples.jsonl", "qa"),
