@@ -41,6 +41,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from rewardsmith.verifiers.answer_tags import ANSWER_TAG, answer_tags
+
 Form = Literal["answer_tag", "boxed", "phrase", "bare"]
 FORMS: tuple[Form, ...] = ("answer_tag", "boxed", "phrase", "bare")
 MAX_STATEMENTS = 16
@@ -61,7 +63,6 @@ _INVISIBLE = re.compile(
     r"|\\color\s*\{\s*(?:white|transparent)\s*\}",
     re.IGNORECASE,
 )
-_TAG = re.compile(r"<(/?)answer\s*>", re.IGNORECASE)
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _PHRASE = re.compile(
     r"(?:\bfinal\s+answer[*_\s]{0,6}(?:is\b|:)"
@@ -212,18 +213,6 @@ def _hide_invisible(text: str) -> str:
     return "".join(out)
 
 
-def answer_tags(text: str) -> list[tuple[int, int]]:
-    """Where the contents of the closed ``<answer>…</answer>`` tags lie (an unclosed one states nothing)."""
-    spans, opened = [], None
-    for tag in _TAG.finditer(text):
-        if not tag.group(1):
-            opened = tag.end()
-        elif opened is not None:
-            spans.append((opened, tag.start()))
-            opened = None
-    return spans
-
-
 def boxes(text: str) -> list[tuple[int, int, str]]:
     """Every outermost closed ``\\boxed{…}``: start, end, content (braces matched in one pass)."""
     found, cursor = [], 0
@@ -307,7 +296,7 @@ def offers(text: str, end: int) -> list[str]:
     found = []
     for cue in _OFFER.finditer(window):
         rest = window[cue.end() :]
-        if _BOX.match(rest) or _TAG.match(rest):
+        if _BOX.match(rest) or ANSWER_TAG.match(rest):
             continue  # another box or tag is a statement of its own
         offered = plain(_RESTATED.sub("", re.split(r"[)}]", sentence(rest))[0]))
         if offered:

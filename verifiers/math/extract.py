@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 
+from rewardsmith.verifiers.answer_tags import answer_tags
 from rewardsmith.verifiers.math.prompt import NOTHING_ASKED, Asked, number_value
 from rewardsmith.verifiers.math.units import changes_value, words
 
@@ -45,7 +46,6 @@ BOX_COMMAND = re.compile(r"\\(?:boxed|fbox|framebox)(?![A-Za-z])\s*")
 _BRACE_TOKEN = re.compile(r"\\.|[{}]", re.DOTALL)
 _THINK_CLOSE = re.compile(r"</think\s*>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<think\s*>", re.IGNORECASE)
-_TAG = re.compile(r"<(/?)answer\s*>", re.IGNORECASE)
 GSM8K_MARK = re.compile(r"####[ \t]*([^\n]*)")
 # Markdown emphasis may wrap the phrase: "**Final Answer:** 5", "**Answer**: 5".
 PHRASE = re.compile(
@@ -463,18 +463,6 @@ def _extraction(statements: list[_Statement], method: str | None = None) -> Extr
     if method is None:
         method = "boxed" if any(s.method == "boxed" for s in statements) else statements[-1].method
     return Extraction(tuple(spans), method)
-
-
-def answer_tags(text: str) -> list[tuple[int, int]]:
-    """Where the contents of the closed ``<answer>…</answer>`` tags lie, found in one pass."""
-    spans, opened = [], None
-    for tag in _TAG.finditer(text):
-        if not tag.group(1):
-            opened = tag.end()
-        elif opened is not None:
-            spans.append((opened, tag.start()))
-            opened = None
-    return spans
 
 
 def _complement(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:

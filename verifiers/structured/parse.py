@@ -15,20 +15,16 @@ text does to a parser ends as :class:`Unreadable` with a reason, never as an exc
 
 from __future__ import annotations
 
-import datetime
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from rewardsmith.verifiers.core import short
+from rewardsmith.verifiers.json_value import Unreadable, loads_strict
+from rewardsmith.verifiers.json_value import check_tree as check_json_tree
 
 FORMATS = ("json", "yaml", "toml")
-
-
-class Unreadable(ValueError):
-    """The answer text is not a value in the expected format (or breaks a limit); the message says why."""
 
 
 @dataclass(frozen=True)
@@ -69,47 +65,7 @@ def _reason(exc: Exception) -> str:
 
 
 def _read_json(text: str, limits: Limits) -> Any:
-    return json.loads(
-        text,
-        object_pairs_hook=_unique_keys,
-        parse_int=_integer(limits),
-        parse_float=_float(limits),
-        parse_constant=_constant,
-    )
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise Unreadable(f"duplicate key {short(key, 60)!r}: one value per key")
-        out[key] = value
-    return out
-
-
-def _integer(limits: Limits) -> Callable[[str], int]:
-    def read(literal: str) -> int:
-        if len(literal.lstrip("-")) > limits.max_digits:
-            raise Unreadable(f"a number with more than {limits.max_digits} digits")
-        return int(literal)
-
-    return read
-
-
-def _float(limits: Limits) -> Callable[[str], float]:
-    def read(literal: str) -> float:
-        if len(literal) > limits.max_digits:
-            raise Unreadable(f"a number with more than {limits.max_digits} digits")
-        value = float(literal)
-        if not math.isfinite(value):
-            raise Unreadable(f"{short(literal, 40)} is beyond a finite number")
-        return value
-
-    return read
-
-
-def _constant(name: str) -> Any:
-    raise Unreadable(f"{name} is not JSON")
+    return loads_strict(text, limits.max_digits)
 
 
 # ------------------------------------------------------------------ YAML
@@ -174,37 +130,5 @@ _READERS: dict[str, Callable[[str, Limits], Any]] = {"json": _read_json, "yaml":
 
 
 def check_tree(value: Any, limits: Limits) -> Any:
-    """``value`` as a JSON value within the limits: depth, digits, finite numbers, string keys. TOML's
-    dates and times become their ISO text; anything else that is not JSON (bytes, sets) is refused.
-    Iterative, so a deep tree cannot overflow the stack here."""
-    root = [value]
-    stack: list[tuple[Any, int]] = [(root, 0)]
-    while stack:
-        container, depth = stack.pop()
-        if depth > limits.max_depth:
-            raise Unreadable(f"nested deeper than {limits.max_depth} levels")
-        items = container.items() if isinstance(container, dict) else enumerate(container)
-        for key, item in list(items):
-            if isinstance(container, dict) and not isinstance(key, str):
-                raise Unreadable(f"an object key that is not a string: {short(key, 40)}")
-            if isinstance(item, dict | list):
-                stack.append((item, depth + 1))
-            else:
-                container[key] = _scalar(item, limits)
-    return root[0]
-
-
-def _scalar(value: Any, limits: Limits) -> Any:
-    if value is None or isinstance(value, bool | str):
-        return value
-    if isinstance(value, int):
-        if value.bit_length() > 3.32 * limits.max_digits and abs(value) >= 10**limits.max_digits:
-            raise Unreadable(f"a number with more than {limits.max_digits} digits")
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise Unreadable(f"{value} is not a finite number")
-        return value
-    if isinstance(value, datetime.date | datetime.time):  # TOML dates and times (datetime is a date)
-        return value.isoformat()
-    raise Unreadable(f"a {type(value).__name__} is not a JSON value")
+    """``value`` as a JSON value within the limits (:func:`~rewardsmith.verifiers.json_value.check_tree`)."""
+    return check_json_tree(value, limits.max_depth, limits.max_digits)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rewardsmith.verifiers.core import Text, message_text, short
+from rewardsmith.verifiers.json_value import Unreadable, check_tree, loads_strict
 from rewardsmith.verifiers.reasoning import after_reasoning as shared_after_reasoning
 
 FORMATS = ("openai", "hermes", "python")
@@ -45,6 +46,7 @@ class Limits:
     max_chars: int = 50_000
     max_calls: int = 32
     max_depth: int = 16
+    max_digits: int = 1000
 
 
 @dataclass(frozen=True)
@@ -78,48 +80,23 @@ def shown(value: Any, limit: int = 40) -> str:
     return short(value if not isinstance(value, str) else json.dumps(value, ensure_ascii=False), limit)
 
 
-class Unreadable(Exception):
-    """A call, or a value inside it, that cannot be read as data."""
-
-
 # ----------------------------------------------------------------------------- values
 
 
-def check_value(value: Any, depth: int, limits: Limits) -> Any:
-    """``value`` (from JSON) if it is plain data within the nesting limit; raises :class:`Unreadable`."""
-    if depth > limits.max_depth:
-        raise Unreadable(f"a value nested deeper than {limits.max_depth}")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise Unreadable("a number that is not finite")
-    if isinstance(value, list):
-        return [check_value(item, depth + 1, limits) for item in value]
-    if isinstance(value, dict):
-        return {key: check_value(item, depth + 1, limits) for key, item in value.items()}
-    return value
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise Unreadable(f"key {short(key, 40)!r} given twice")
-        out[key] = value
-    return out
-
-
-def _no_constant(name: str) -> Any:
-    raise Unreadable(f"{name} is not a JSON value")
+def check_value(value: Any, limits: Limits) -> Any:
+    """``value`` (JSON data) if it is plain data within the nesting limit; raises :class:`Unreadable`."""
+    return check_tree(value, limits.max_depth, limits.max_digits)
 
 
 def strict_json(text: str, limits: Limits) -> Any:
     """JSON as the standard says it (no NaN or Infinity, no key given twice), within the limits."""
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        value = loads_strict(text, limits.max_digits)
     except Unreadable:
         raise
     except (*_PARSE_ERRORS, json.JSONDecodeError) as exc:
         raise Unreadable(f"not valid JSON ({type(exc).__name__})") from None
-    return check_value(value, 0, limits)
+    return check_value(value, limits)
 
 
 def _literal(node: ast.expr, depth: int, limits: Limits) -> Any:
@@ -237,7 +214,7 @@ def python_comments(text: str) -> str:
 def json_call(body: Any, form: str, limits: Limits, arguments_key: str = "arguments") -> Call:
     """A call from ``{"name": ..., "arguments": {...}}`` (already parsed, or JSON text)."""
     try:
-        obj = strict_json(body, limits) if isinstance(body, str) else check_value(body, 0, limits)
+        obj = strict_json(body, limits) if isinstance(body, str) else check_value(body, limits)
     except Unreadable as exc:
         return Call(None, {}, form, str(exc))
     if not isinstance(obj, dict):
