@@ -116,7 +116,7 @@ def test_a_builtin_name_is_taken_before_its_module_is_imported():
     assert "refused: verifier name 'math' is already registered by the built-in" in result.stdout
 
 
-BUILTIN_MODULES = {"calibration", "choice", "code", "compose", "format", "ifeval", "judge", "length", "math", "qa",
+BUILTIN_MODULES = {"calibration", "choice", "code", "compose", "format", "ifeval", "judge", "length", "math", "qa", "reasoning_gym",
                    "reward_model", "structured", "tool_call"}
 
 

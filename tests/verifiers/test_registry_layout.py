@@ -22,7 +22,7 @@ from conftest import REPO
 from rewardsmith.verifiers.registry import BUILTINS, ENTRY_POINT_GROUP, get_factory
 
 # The verifier table of docs/reward-specs.md and the "Serving: `orm` and `prm`" section of docs/reward-models.md.
-DOCUMENTED = {"math", "code", "brier", "judge", "cascade", "ifeval", "format", "json", "overlong", "cosine",
+DOCUMENTED = {"math", "reasoning_gym", "code", "brier", "judge", "cascade", "ifeval", "format", "json", "overlong", "cosine",
               "repetition", "weighted", "min", "max", "gate", "route", "orm", "prm", "tool_call", "choice", "qa"}
 
 

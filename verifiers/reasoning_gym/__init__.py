@@ -33,7 +33,7 @@ from rewardsmith.verifiers.answer_span import MAX_STATEMENTS, answer_tags, final
 from rewardsmith.verifiers.core import MISSING, Sample, Verdict, Verifier, error, invalid_input, lookup, short
 from rewardsmith.verifiers.core import read_completion
 from rewardsmith.verifiers.options import NonEmpty, Range, Unique, declare, option
-from rewardsmith.verifiers.reasoning_gym.policy import UNSAFE, restore, squash, stricter_check
+from rewardsmith.verifiers.reasoning_gym.policy import FULL, UNSAFE, restore, squash, stricter_check
 from rewardsmith.verifiers.reasoning_gym.score import Item, ScoreTask
 from rewardsmith.verifiers.registry import register
 
@@ -182,7 +182,7 @@ class ReasoningGymVerifier(Verifier):
         raw = value if value == value else 0.0  # NaN pays nothing
         raw = min(max(raw, 0.0), 1.0)
         details["raw_score"] = raw
-        if raw >= 1.0:
+        if raw >= FULL:
             problem = None
             if item.dataset in UNSAFE and self.unsafe == "exact":
                 problem = stricter_check(item.dataset, item.answer, item.entry["answer"], item.entry["metadata"])

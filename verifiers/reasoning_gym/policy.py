@@ -33,6 +33,9 @@ UNSAFE: dict[str, str] = {
     "time_intervals": "reads the first token: the gold followed by junk, or repeated, pays 1.0",
 }
 
+# A score this close to 1.0 is full: some scorers sum fractions (letter_jumble pays 0.9999999999999999).
+FULL = 1.0 - 1e-9
+
 # Metadata that reasoning-gym keeps as tuples and compares by ==: JSON turns them into lists.
 TUPLE_FIELDS: dict[str, tuple[str, ...]] = {"arc_agi": ("input", "output"), "rearc": ("input", "output")}
 

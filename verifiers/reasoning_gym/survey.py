@@ -13,8 +13,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rewardsmith.verifiers.reasoning_gym.policy import FULL
+
 # What each attack answers, built from the entry's gold, another entry's gold (a wrong answer) and the question.
 ATTACKS: tuple[str, ...] = ("empty", "wrong", "list", "gold+junk", "echo", "long", "upper", "spaced")
+# The attacks that must never pay: the last two are spellings of the gold (a scorer may accept them).
+CHEATS: tuple[str, ...] = ATTACKS[:6]
+# Needs a config (its sub-datasets): not probed on its own; its rows carry their sub-dataset's name.
+SKIPPED: tuple[str, ...] = ("composite",)
+
+
+def pays_cheats(row: dict[str, Any]) -> list[str]:
+    """The cheats a probed dataset's scorer pays in full."""
+    return [kind for kind in CHEATS if row.get(kind, 0.0) >= FULL]
 _JUNK = " and also several other things that might be right"
 
 
@@ -49,7 +60,7 @@ def probe(name: str, size: int = 3, seed: int = 0) -> dict[str, Any]:
     row: dict[str, Any] = {"dataset": name, "gold": 1.0, "json": "ok"}
     for i, entry in enumerate(entries):
         gold = golds[i]
-        wrong = next((g for g in golds if g != gold), "0")
+        wrong = next((g for g in golds if g != gold), "1" if gold != "1" else "2")
         row["gold"] = min(row["gold"], _score(data, gold, entry))
         try:
             again = json.loads(json.dumps(entry))
