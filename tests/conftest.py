@@ -34,7 +34,7 @@ def require_gym() -> None:
     if importlib.util.find_spec("reasoning_gym") is not None:
         return
     if os.environ.get("REWARDSMITH_REQUIRE_GYM") == "1":
-        pytest.fail("reasoning-gym is required here (REWARDSMITH_REQUIRE_GYM=1) but not installed: pip install -e '.[gym]'")
+        pytest.fail("reasoning-gym is required here (REWARDSMITH_REQUIRE_GYM=1) but missing: pip install -e '.[gym]'")
     pytest.skip("reasoning-gym is not installed (pip install -e '.[gym]')")
 
 

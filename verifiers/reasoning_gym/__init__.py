@@ -30,8 +30,17 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from rewardsmith.verifiers.answer_span import MAX_STATEMENTS, answer_tags, final_answer, plain, visible_region
-from rewardsmith.verifiers.core import MISSING, Sample, Verdict, Verifier, error, invalid_input, lookup, short
-from rewardsmith.verifiers.core import read_completion
+from rewardsmith.verifiers.core import (
+    MISSING,
+    Sample,
+    Verdict,
+    Verifier,
+    error,
+    invalid_input,
+    lookup,
+    read_completion,
+    short,
+)
 from rewardsmith.verifiers.options import NonEmpty, Range, Unique, declare, option
 from rewardsmith.verifiers.reasoning_gym.policy import FULL, UNSAFE, restore, squash, stricter_check
 from rewardsmith.verifiers.reasoning_gym.score import Item, ScoreTask
@@ -124,29 +133,42 @@ class ReasoningGymVerifier(Verifier):
             return text
         metadata = sample.get(self.metadata_field)
         if not isinstance(metadata, Mapping):
-            return invalid_input(f"sample has no {self.metadata_field!r} mapping (the generator's metadata)",
-                                 missing_field=self.metadata_field)
+            return invalid_input(
+                f"sample has no {self.metadata_field!r} mapping (the generator's metadata)",
+                missing_field=self.metadata_field,
+            )
         name = self.dataset or sample.get(self.dataset_field)
         if not isinstance(name, str) or not name:
-            return invalid_input(f"sample has no dataset name at {self.dataset_field!r}", missing_field=self.dataset_field)
+            return invalid_input(
+                f"sample has no dataset name at {self.dataset_field!r}", missing_field=self.dataset_field
+            )
         gold = lookup(sample.fields, self.answer_field)
         if gold is MISSING:
-            return invalid_input(f"sample has no {self.answer_field!r} field (null is fine for many-solution puzzles)",
-                                 missing_field=self.answer_field)
+            return invalid_input(
+                f"sample has no {self.answer_field!r} field (null is fine for many-solution puzzles)",
+                missing_field=self.answer_field,
+            )
         details: dict[str, Any] = {"dataset": name}
         if name in UNSAFE:
             details["unsafe"] = UNSAFE[name]
             if self.unsafe == "refuse":
-                return invalid_input(f"{name}'s scorer pays attacks in full ({UNSAFE[name]}); unsafe: refuse", **details)
+                return invalid_input(
+                    f"{name}'s scorer pays attacks in full ({UNSAFE[name]}); unsafe: refuse", **details
+                )
         answer, why = read_answer(text, self.answer_from)
         if answer is None:
             hedge = why.startswith(("several", "more than"))
-            return Verdict(score=0.0, correct=False, status="ok" if hedge else "no_answer", feedback=why,
-                           details=details)
+            return Verdict(
+                score=0.0, correct=False, status="ok" if hedge else "no_answer", feedback=why, details=details
+            )
         details["answer"] = short(answer, _SHOWN)
         if len(answer) > self.max_answer_chars:
-            return Verdict(score=0.0, correct=False, feedback=f"the answer is longer than {self.max_answer_chars} "
-                           "characters", details=details)
+            return Verdict(
+                score=0.0,
+                correct=False,
+                feedback=f"the answer is longer than {self.max_answer_chars} characters",
+                details=details,
+            )
         entry = {"question": sample.prompt_text, "answer": gold, "metadata": restore(name, dict(metadata))}
         return Item(name, answer, entry), details
 
@@ -173,10 +195,18 @@ class ReasoningGymVerifier(Verifier):
         if kind == "bad_row":
             return invalid_input(value, **details)
         if kind == "timeout":
-            return Verdict(score=0.0, correct=False, status="timeout", elapsed_s=self.timeout_s, details=details,
-                           feedback=f"the scorer took longer than {self.timeout_s:g}s")
+            return Verdict(
+                score=0.0,
+                correct=False,
+                status="timeout",
+                elapsed_s=self.timeout_s,
+                details=details,
+                feedback=f"the scorer took longer than {self.timeout_s:g}s",
+            )
         if kind in ("raised", "crash"):
-            return Verdict(score=0.0, correct=False, details=details, feedback=f"the scorer failed on the answer: {value}")
+            return Verdict(
+                score=0.0, correct=False, details=details, feedback=f"the scorer failed on the answer: {value}"
+            )
         if kind != "score":  # the task itself failed in the worker: not the completion's doing
             return error(f"reasoning_gym scoring failed: {value}", **details)
         raw = value if value == value else 0.0  # NaN pays nothing

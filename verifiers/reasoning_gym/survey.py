@@ -26,6 +26,8 @@ SKIPPED: tuple[str, ...] = ("composite",)
 def pays_cheats(row: dict[str, Any]) -> list[str]:
     """The cheats a probed dataset's scorer pays in full."""
     return [kind for kind in CHEATS if row.get(kind, 0.0) >= FULL]
+
+
 _JUNK = " and also several other things that might be right"
 
 

@@ -79,7 +79,9 @@ def test_other_forms_are_fallbacks_only_when_asked():
 # ------------------------------------------------------------------ right answers pay
 
 
-@pytest.mark.parametrize("name", ["chain_sum", "basic_arithmetic", "spell_backward", "maze", "arc_agi", "rotate_matrix"])
+@pytest.mark.parametrize(
+    "name", ["chain_sum", "basic_arithmetic", "spell_backward", "maze", "arc_agi", "rotate_matrix"]
+)
 def test_the_generators_gold_pays(rows, name):
     for row in rows(name):
         verdict = score(row, row["answer"])
@@ -94,10 +96,14 @@ def test_rows_are_json_and_metadata_tuples_are_restored(rows):
 
 def test_the_pool_scores_like_in_process(rows):
     pooled = build({"type": "reasoning_gym", "workers": 1, "timeout_s": 60})
-    batch = [Sample(prompt=r["prompt"], completion=f"<answer>{a}</answer>", fields=r)
-             for r in rows("chain_sum") for a in (r["answer"], "12345678")]
-    assert [v.score for v in pooled.verify_batch(batch)] == [v.score for v in STRICT.verify_batch(batch)] == [
-        1.0, 0.0] * 3
+    batch = [
+        Sample(prompt=r["prompt"], completion=f"<answer>{a}</answer>", fields=r)
+        for r in rows("chain_sum")
+        for a in (r["answer"], "12345678")
+    ]
+    assert (
+        [v.score for v in pooled.verify_batch(batch)] == [v.score for v in STRICT.verify_batch(batch)] == [1.0, 0.0] * 3
+    )
 
 
 # ------------------------------------------------------------------ attacks score 0
@@ -190,8 +196,10 @@ def test_reasoning_gym_missing_is_an_error_saying_what_to_install(monkeypatch):
 
 
 def test_import_and_build_do_not_import_reasoning_gym():
-    code = ("import sys, rewardsmith.verifiers as v; v.build('reasoning_gym').verify_batch([]); "
-            "print('reasoning_gym' in sys.modules)")
+    code = (
+        "import sys, rewardsmith.verifiers as v; v.build('reasoning_gym').verify_batch([]); "
+        "print('reasoning_gym' in sys.modules)"
+    )
     env = {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(REPO.parent))}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "False"
