@@ -203,3 +203,16 @@ def test_import_and_build_do_not_import_reasoning_gym():
     env = {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(REPO.parent))}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_example_rows_get_the_verdict_they_expect():
+    require_gym()
+    rows = [json.loads(line) for line in (REPO / "data" / "reasoning_gym_examples.jsonl").read_text().splitlines()]
+    verdicts = build("reasoning_gym").verify_batch([Sample.from_row(row) for row in rows])
+    seen = {row["id"]: (v.score, v.status) for row, v in zip(rows, verdicts, strict=True)}
+    expected = {
+        row["id"]: {"right": (1.0, "ok"), "wrong": (0.0, "ok"), "no_answer": (0.0, "no_answer")}[row["expect"]]
+        for row in rows
+    }
+    assert seen == expected
+    assert {row["expect"] for row in rows} == {"right", "wrong", "no_answer"}
