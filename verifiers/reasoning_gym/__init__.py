@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from rewardsmith.verifiers.answer_span import MAX_STATEMENTS, answer_tags, final_answer, plain, visible_region
+from rewardsmith.verifiers.answer_span import FORMS, MAX_STATEMENTS, answer_tags, final_answer, plain, visible_region
 from rewardsmith.verifiers.core import (
     MISSING,
     Sample,
@@ -56,10 +56,11 @@ def read_answer(text: str, forms: tuple[str, ...]) -> tuple[str | None, str]:
     said: list[str] = []
     if "answer_tag" in forms:
         said = [region[start:end].strip() for start, end in answer_tags(region)]
-    if not said:
-        others = tuple(f for f in forms if f != "answer_tag")
-        found = final_answer(text, others) if others else None
-        said = [plain(t) for t in found.texts] if found else []
+    if not said and any(f != "answer_tag" for f in forms):
+        # Every form is read, so a box followed by "the final answer is 157" is seen as the hedge it is;
+        # the deciding form must be one the spec names.
+        found = final_answer(text, tuple(f for f in FORMS if f != "answer_tag"))
+        said = [plain(t) for t in found.texts] if found and found.form in forms else []
     if not said:
         return None, f"no answer found (read from {', '.join(forms)})"
     if len(said) > MAX_STATEMENTS:
