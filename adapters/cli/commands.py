@@ -285,6 +285,18 @@ def build_parser() -> argparse.ArgumentParser:
                          "(a list of them without NAME)")
     listing.set_defaults(handler=_list_verifiers)
 
+    gym = sub.add_parser(
+        "gym",
+        help="write rows made by a reasoning-gym generator, for the reasoning_gym reward",
+        description="Write SIZE rows of the reasoning-gym dataset NAME as JSONL: prompt, answer and metadata, "
+        "what the reasoning_gym reward reads. Needs reasoning-gym (pip install 'rewardsmith[gym]').",
+    )
+    gym.add_argument("name", metavar="NAME", help="a reasoning-gym dataset, e.g. chain_sum or maze")
+    gym.add_argument("--size", type=int, default=100, help="rows to write (default: 100)")
+    gym.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
+    gym.add_argument("-o", "--output", type=Path, default=None, help="file to write (default: stdout)")
+    gym.set_defaults(handler=_gym)
+
     sandbox = sub.add_parser("sandbox", help="inspect the code sandbox")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True, metavar="ACTION")
     doctor = sandbox_sub.add_parser(
@@ -463,6 +475,26 @@ def _export(args: argparse.Namespace) -> int:
         return _fail(f"bad --reward: {exc}")
     args.output.write_text(export_source(spec, args.label_field, args.on_error, args.output.name))
     print(f"wrote {args.output}; OpenRLHF: --reward.remote_url {args.output} --data.label_key <your label column>")
+    return 0
+
+
+def _gym(args: argparse.Namespace) -> int:
+    from rewardsmith.verifiers.reasoning_gym.rows import make_rows
+
+    if args.size < 1:
+        return _fail("--size must be at least 1")
+    try:
+        rows = make_rows(args.name, size=args.size, seed=args.seed)
+    except ImportError:
+        return _fail("reasoning-gym is not installed: pip install 'rewardsmith[gym]'")
+    except (ValueError, KeyError) as exc:
+        return _fail(f"cannot make rows of {args.name!r}: {exc}")
+    text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        args.output.write_text(text)
+        _say(f"wrote {len(rows)} rows of {args.name} to {args.output}")
     return 0
 
 

@@ -216,3 +216,18 @@ def test_the_example_rows_get_the_verdict_they_expect():
     }
     assert seen == expected
     assert {row["expect"] for row in rows} == {"right", "wrong", "no_answer"}
+
+
+def test_the_gym_command_writes_rows_the_reward_scores(tmp_path):
+    require_gym()
+    from rewardsmith.adapters.cli.commands import main
+
+    out = tmp_path / "rows.jsonl"
+    assert main(["gym", "chain_sum", "--size", "3", "--seed", "1", "-o", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 3 and all(set(r) == {"prompt", "answer", "metadata"} for r in rows)
+    verdicts = STRICT.verify_batch(
+        [Sample(prompt=r["prompt"], completion=f"<answer>{r['answer']}</answer>", fields=r) for r in rows]
+    )
+    assert [v.score for v in verdicts] == [1.0] * 3
+    assert main(["gym", "no_such_dataset", "--size", "1"]) == 2
