@@ -231,3 +231,16 @@ def test_the_gym_command_writes_rows_the_reward_scores(tmp_path):
     )
     assert [v.score for v in verdicts] == [1.0] * 3
     assert main(["gym", "no_such_dataset", "--size", "1"]) == 2
+
+
+def test_an_answer_that_blows_up_the_scorer_is_killed_at_the_time_limit(rows):
+    """puzzle24's scorer runs sympy's parse_expr on the answer: a power tower never returns."""
+    limited = build({"type": "reasoning_gym", "workers": 1, "timeout_s": 2})
+    row = rows("puzzle24")[0]
+    verdicts = limited.verify_batch(
+        [
+            Sample(prompt=row["prompt"], completion=f"<answer>{a}</answer>", fields=row)
+            for a in ("9**9**9**9", row["answer"])
+        ]
+    )
+    assert [(v.score, v.status) for v in verdicts] == [(0.0, "timeout"), (1.0, "ok")]
