@@ -26,6 +26,7 @@ the first verify), never at import or build.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -89,6 +90,9 @@ class ReasoningGymVerifier(Verifier):
     dataset_field: str = option("metadata.source_dataset", "the field holding the row's dataset name")
     answer_field: str = option("answer", "the field holding the generator's gold answer (may be null)")
     metadata_field: str = option("metadata", "the field holding the generator's metadata, which the scorers read")
+    config_field: str | None = option(
+        "config", "the field holding the generator options the row was made with (absent: the defaults)"
+    )
     answer_from: Annotated[tuple[Form, ...], NonEmpty(), Unique()] = option(
         ("answer_tag",), "where the answer is read, strongest first: answer_tag, boxed, phrase, bare"
     )
@@ -122,9 +126,22 @@ class ReasoningGymVerifier(Verifier):
                 out[i] = prepared
             else:
                 pending.append((i, *prepared))
-        results = self._score([item for _, item, _ in pending])
-        for (i, item, details), result in zip(pending, results, strict=True):
-            out[i] = self._judge(item, details, result)
+        # GRPO groups repeat completions: each distinct (dataset, answer, entry, config) is scored once.
+        index_of: dict[str, int] = {}
+        unique: list[Item] = []
+        slots: list[int] = []
+        for _, item, _ in pending:
+            key = _identity(item)
+            if key is not None and key in index_of:
+                slots.append(index_of[key])
+                continue
+            if key is not None:
+                index_of[key] = len(unique)
+            slots.append(len(unique))
+            unique.append(item)
+        results = self._score(unique)
+        for (i, item, details), slot in zip(pending, slots, strict=True):
+            out[i] = self._judge(item, details, results[slot])
         return [v if v is not None else error("no verdict (a verifier bug)") for v in out]
 
     def _prepare(self, sample: Sample) -> tuple[Item, dict[str, Any]] | Verdict:
@@ -170,8 +187,11 @@ class ReasoningGymVerifier(Verifier):
                 feedback=f"the answer is longer than {self.max_answer_chars} characters",
                 details=details,
             )
+        config = sample.get(self.config_field) if self.config_field else None
+        if config is not None and not isinstance(config, Mapping):
+            return invalid_input(f"{self.config_field!r} should hold the generator's options as a mapping", **details)
         entry = {"question": sample.prompt_text, "answer": gold, "metadata": restore(name, dict(metadata))}
-        return Item(name, answer, entry), details
+        return Item(name, answer, entry, dict(config) if config else None), details
 
     def _score(self, items: list[Item]) -> list[tuple[str, Any]]:
         if not items:
@@ -225,3 +245,11 @@ class ReasoningGymVerifier(Verifier):
         if raw > 0 and not score:
             feedback += f" (below min_score {self.min_score:g})" if self.partial else " (partial credit is off)"
         return Verdict(score=score, correct=False, details=details, feedback=feedback)
+
+
+def _identity(item: Item) -> str | None:
+    """What makes two items the same scoring (None when the entry cannot be written as JSON)."""
+    try:
+        return json.dumps([item.dataset, item.answer, item.entry, item.config], sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return None

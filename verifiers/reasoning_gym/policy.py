@@ -3,7 +3,7 @@
 From the survey (:mod:`.survey`, table in docs/verifiers/reasoning_gym.md): every dataset below pays
 at least one attack (the gold with junk after it, the gold repeated, an empty-looking answer, the answer
 of another puzzle) at full credit. Under the default ``unsafe: exact`` an answer to one of them counts
-only when it also equals the row's gold (whitespace collapsed, case kept), or for ``puzzle24`` when its
+only when it also equals the row's gold (whitespace collapsed, case ignored), or for ``puzzle24`` when its
 numbers are the puzzle's own; ``refuse`` makes such rows ``invalid_input``; ``trust`` pays the scorer.
 
 Partial credit (0.01 for any answer, 0.05 for a parseable grid, substring ratios) is a separate matter:
@@ -40,9 +40,10 @@ FULL = 1.0 - 1e-9
 TUPLE_FIELDS: dict[str, tuple[str, ...]] = {"arc_agi": ("input", "output"), "rearc": ("input", "output")}
 
 
-def squash(text: str) -> str:
-    """Whitespace collapsed to single spaces, ends stripped."""
-    return " ".join(text.split())
+def squash(text: str, fold: bool = False) -> str:
+    """Whitespace collapsed to single spaces, ends stripped; with ``fold``, case folded too."""
+    text = " ".join(text.split())
+    return text.casefold() if fold else text
 
 
 def stricter_check(dataset: str, answer: str, gold: Any, metadata: Mapping[str, Any]) -> str | None:
@@ -53,7 +54,11 @@ def stricter_check(dataset: str, answer: str, gold: Any, metadata: Mapping[str, 
         return None if used == wanted else "the expression does not use exactly the puzzle's numbers"
     if not isinstance(gold, str) or not gold.strip():
         return "the row has no gold answer to hold an unsafe scorer's verdict against"
-    return None if squash(answer) == squash(gold) else "the answer is not exactly the gold (the scorer is lenient)"
+    return (
+        None
+        if squash(answer, fold=True) == squash(gold, fold=True)
+        else "the answer is not exactly the gold (the scorer is lenient)"
+    )
 
 
 def restore(dataset: str, metadata: dict[str, Any]) -> dict[str, Any]:

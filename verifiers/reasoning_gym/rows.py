@@ -1,6 +1,7 @@
 """Rows for the ``reasoning_gym`` verifier, made by reasoning-gym's generators: endless graded data.
 
-Each row is ``{"prompt": question, "answer": gold, "metadata": {...}}``, JSON-serialisable (tuples in
+Each row is ``{"prompt": question, "answer": gold, "metadata": {...}}`` (plus ``config`` when the
+generator was given options), JSON-serialisable (tuples in
 the metadata become lists; :func:`.policy.restore` turns back those a scorer compares as tuples).
 """
 
@@ -15,10 +16,13 @@ def make_rows(name: str, size: int = 10, seed: int = 0, **config: Any) -> list[d
     import reasoning_gym
 
     data = reasoning_gym.create_dataset(name, size=size, seed=seed, **config)
-    return [to_row(data[i]) for i in range(size)]
+    return [to_row(data[i], config) for i in range(size)]
 
 
-def to_row(entry: dict[str, Any]) -> dict[str, Any]:
-    """One generated entry as a JSON-ready row (values JSON cannot hold are written as their text)."""
+def to_row(entry: dict[str, Any], config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One generated entry as a JSON-ready row (values JSON cannot hold are written as their text); a
+    generator ``config`` goes with it (field ``config``): some scorers judge by their config."""
     row = {"prompt": entry["question"], "answer": entry["answer"], "metadata": entry["metadata"]}
+    if config:
+        row["config"] = config
     return json.loads(json.dumps(row, default=str))

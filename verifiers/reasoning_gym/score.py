@@ -9,6 +9,7 @@ be scored at all (an unknown dataset, metadata the scorer cannot read even for t
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -21,15 +22,21 @@ class Item:
     dataset: str
     answer: str
     entry: dict[str, Any]
+    config: dict[str, Any] | None = None  # the generator options the row was made with (None: the defaults)
 
 
-def scorer(dataset: str) -> Any:
-    """The dataset's ``score_answer`` (its default config), built once per process."""
-    if dataset not in _scorers:
+def scorer(dataset: str, config: dict[str, Any] | None = None) -> Any:
+    """The dataset's ``score_answer`` under ``config`` (several scorers read their config: puzzle24's
+    number range, time_intervals' tolerance), built once per process and config."""
+    key = dataset if not config else f"{dataset}:{json.dumps(config, sort_keys=True, default=str)}"
+    if key not in _scorers:
         import reasoning_gym
 
-        _scorers[dataset] = reasoning_gym.get_score_answer_fn(dataset)
-    return _scorers[dataset]
+        if config:
+            _scorers[key] = reasoning_gym.create_dataset(dataset, **config).score_answer
+        else:
+            _scorers[key] = reasoning_gym.get_score_answer_fn(dataset)
+    return _scorers[key]
 
 
 def known(dataset: str) -> bool:
@@ -49,8 +56,8 @@ class ScoreTask:
         except ImportError:
             return "missing", INSTALL_HINT
         try:
-            score = scorer(item.dataset)
-        except Exception as exc:  # a dataset whose default config cannot be built (composite)
+            score = scorer(item.dataset, item.config)
+        except Exception as exc:  # a config the generator refuses, or none where one is needed (composite)
             return "bad_row", f"cannot build the scorer of {item.dataset!r}: {type(exc).__name__}: {exc}"
         try:
             return "score", float(score(item.answer, item.entry))

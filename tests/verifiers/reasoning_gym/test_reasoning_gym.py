@@ -244,3 +244,37 @@ def test_an_answer_that_blows_up_the_scorer_is_killed_at_the_time_limit(rows):
         ]
     )
     assert [(v.score, v.status) for v in verdicts] == [(0.0, "timeout"), (1.0, "ok")]
+
+
+def test_the_same_answer_in_a_batch_is_scored_once_and_paid_alike(rows, monkeypatch):
+    from rewardsmith.verifiers.reasoning_gym import score as scoring
+
+    calls = []
+    real = scoring.ScoreTask.__call__
+    monkeypatch.setattr(scoring.ScoreTask, "__call__", lambda self, item: calls.append(item) or real(self, item))
+    row = rows("chain_sum")[0]
+    texts = [f"<answer>{row['answer']}</answer>", "<answer>5</answer>"] * 4
+    verdicts = STRICT.verify_batch([Sample(prompt=row["prompt"], completion=t, fields=row) for t in texts])
+    assert [v.score for v in verdicts] == [1.0, 0.0] * 4 and len(calls) == 2
+
+
+def test_a_case_hedge_is_a_hedge_but_the_exact_check_ignores_case(rows):
+    row = rows("spell_backward")[0]
+    gold = row["answer"]
+    assert score(row, None, completion=f"<answer>{gold}</answer><answer>{gold.upper()}</answer>").score == 0.0
+    assert score(row, gold.upper()).score == 1.0  # its scorer ignores case, and so does the check
+
+
+def test_rows_made_with_a_config_are_scored_under_it(rows):
+    """puzzle24's scorer refuses numbers above its config's max_value: 8 is fine by the defaults (1..10),
+    not for rows made with max_value 5 (the check is the scorer's own, so unsafe: trust shows it)."""
+    from rewardsmith.verifiers.reasoning_gym.rows import make_rows
+
+    made = make_rows("puzzle24", size=3, seed=0, max_value=5)
+    assert all(r["config"] == {"max_value": 5} for r in made)
+    assert all(score(r, r["answer"]).score == 1.0 for r in made)
+    default = {k: v for k, v in made[0].items() if k != "config"}
+    assert score(default, "3*8*1*1", TRUST).score == 1.0
+    assert score(made[0], "3*8*1*1", TRUST).score == 0.0
+    bad = {**made[0], "config": {"no_such_option": 1}}
+    assert score(bad, made[0]["answer"]).status == "invalid_input"
