@@ -294,6 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
     gym.add_argument("name", metavar="NAME", help="a reasoning-gym dataset, e.g. chain_sum or maze")
     gym.add_argument("--size", type=int, default=100, help="rows to write (default: 100)")
     gym.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
+    gym.add_argument("--config", default=None, metavar="JSON",
+                     help="the generator's options as a JSON object, e.g. '{\"max_value\": 5}' (kept in each row)")
     gym.add_argument("-o", "--output", type=Path, default=None, help="file to write (default: stdout)")
     gym.set_defaults(handler=_gym)
 
@@ -484,11 +486,17 @@ def _gym(args: argparse.Namespace) -> int:
     if args.size < 1:
         return _fail("--size must be at least 1")
     try:
-        rows = make_rows(args.name, size=args.size, seed=args.seed)
+        config = json.loads(args.config) if args.config else {}
+    except json.JSONDecodeError as exc:
+        return _fail(f"--config is not JSON: {exc}")
+    if not isinstance(config, dict):
+        return _fail("--config must be a JSON object of the generator's options")
+    try:
+        rows = make_rows(args.name, size=args.size, seed=args.seed, **config)
     except ImportError:
         return _fail("reasoning-gym is not installed: pip install 'rewardsmith[gym]'")
-    except (ValueError, KeyError) as exc:
-        return _fail(f"cannot make rows of {args.name!r}: {exc}")
+    except (ValueError, KeyError, TypeError, AssertionError) as exc:  # an unknown dataset, a refused option
+        return _fail(f"cannot make rows of {args.name!r}: {type(exc).__name__}: {exc}")
     text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     if args.output is None:
         sys.stdout.write(text)

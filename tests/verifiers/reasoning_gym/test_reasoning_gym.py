@@ -231,6 +231,9 @@ def test_the_gym_command_writes_rows_the_reward_scores(tmp_path):
     )
     assert [v.score for v in verdicts] == [1.0] * 3
     assert main(["gym", "no_such_dataset", "--size", "1"]) == 2
+    assert main(["gym", "puzzle24", "--size", "1", "--config", '{"max_value": 50}']) == 2  # the generator refuses it
+    assert main(["gym", "puzzle24", "--size", "2", "--config", '{"max_value": 5}', "-o", str(out)]) == 0
+    assert all(json.loads(line)["config"] == {"max_value": 5} for line in out.read_text().splitlines())
 
 
 def test_an_answer_that_blows_up_the_scorer_is_killed_at_the_time_limit(rows):
