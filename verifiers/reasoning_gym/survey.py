@@ -16,9 +16,9 @@ from typing import Any
 from rewardsmith.verifiers.reasoning_gym.policy import FULL
 
 # What each attack answers, built from the entry's gold, another entry's gold (a wrong answer) and the question.
-ATTACKS: tuple[str, ...] = ("empty", "wrong", "list", "gold+junk", "echo", "long", "upper", "spaced")
+ATTACKS: tuple[str, ...] = ("empty", "wrong", "list", "gold+junk", "junk+gold", "echo", "long", "upper", "spaced")
 # The attacks that must never pay: the last two are spellings of the gold (a scorer may accept them).
-CHEATS: tuple[str, ...] = ATTACKS[:6]
+CHEATS: tuple[str, ...] = ATTACKS[:7]
 # Needs a config (its sub-datasets): not probed on its own; its rows carry their sub-dataset's name.
 SKIPPED: tuple[str, ...] = ("composite",)
 
@@ -41,6 +41,8 @@ def attack(kind: str, gold: str, wrong: str, question: str) -> str:
         return f"{wrong}, {gold}, {wrong}"
     if kind == "gold+junk":
         return gold + _JUNK
+    if kind == "junk+gold":
+        return f"not {wrong} but rather {gold}"
     if kind == "echo":
         return question
     if kind == "long":
