@@ -281,3 +281,18 @@ def test_rows_made_with_a_config_are_scored_under_it(rows):
     assert score(made[0], "3*8*1*1", TRUST).score == 0.0
     bad = {**made[0], "config": {"no_such_option": 1}}
     assert score(bad, made[0]["answer"]).status == "invalid_input"
+
+
+def test_composite_rows_are_scored_by_their_sub_datasets_under_their_own_config(rows):
+    from reasoning_gym.composite import DatasetSpec
+
+    from rewardsmith.verifiers.reasoning_gym.rows import make_rows
+
+    specs = [DatasetSpec("chain_sum", 1, {}), {"name": "puzzle24", "weight": 1, "config": {"max_value": 5}}]
+    made = make_rows("composite", size=6, seed=0, datasets=specs)
+    names = {r["metadata"]["source_dataset"] for r in made}
+    assert names == {"chain_sum", "puzzle24"}
+    assert all(
+        r.get("config") == ({"max_value": 5} if r["metadata"]["source_dataset"] == "puzzle24" else None) for r in made
+    )
+    assert all(score(json.loads(json.dumps(r)), r["answer"]).score == 1.0 for r in made)
