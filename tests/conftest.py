@@ -26,6 +26,18 @@ def require_docker() -> None:
     pytest.skip(problem)
 
 
+def require_gym() -> None:
+    """Skip when reasoning-gym is not installed, but fail where the set-up promised it
+    (REWARDSMITH_REQUIRE_GYM=1): CI must not pass by skipping the reasoning_gym family."""
+    import importlib.util
+
+    if importlib.util.find_spec("reasoning_gym") is not None:
+        return
+    if os.environ.get("REWARDSMITH_REQUIRE_GYM") == "1":
+        pytest.fail("reasoning-gym is required here (REWARDSMITH_REQUIRE_GYM=1) but missing: pip install -e '.[gym]'")
+    pytest.skip("reasoning-gym is not installed (pip install -e '.[gym]')")
+
+
 @register("test_field_score")
 class FieldScore(Verifier):
     """Test-only: the score is the sample's ``field`` (default ``s``); ``status`` read from ``st``."""

@@ -73,5 +73,7 @@ fi
 # and make those tests fail (not skip) if Docker is still missing.
 bash sandbox/image/ensure_docker.sh
 export REWARDSMITH_REQUIRE_DOCKER=1
+# The dev extra installs reasoning-gym: its family's tests must run, not skip.
+export REWARDSMITH_REQUIRE_GYM=1
 
 python3 -m pytest "$@"

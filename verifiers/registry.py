@@ -48,6 +48,7 @@ BUILTINS: dict[str, str] = {
     "format": "format",
     "json": "structured",
     "ifeval": "ifeval",
+    "reasoning_gym": "reasoning_gym",
     "overlong": "length",
     "cosine": "length",
     "repetition": "length",

@@ -115,6 +115,7 @@ def all_families() -> dict[str, Family]:
         families_json,
         families_judge,
         families_qa,
+        families_reasoning_gym,
         families_tool_call,
     )
 

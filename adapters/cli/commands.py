@@ -285,6 +285,20 @@ def build_parser() -> argparse.ArgumentParser:
                          "(a list of them without NAME)")
     listing.set_defaults(handler=_list_verifiers)
 
+    gym = sub.add_parser(
+        "gym",
+        help="write rows made by a reasoning-gym generator, for the reasoning_gym reward",
+        description="Write SIZE rows of the reasoning-gym dataset NAME as JSONL: prompt, answer and metadata, "
+        "what the reasoning_gym reward reads. Needs reasoning-gym (pip install 'rewardsmith[gym]').",
+    )
+    gym.add_argument("name", metavar="NAME", help="a reasoning-gym dataset, e.g. chain_sum or maze")
+    gym.add_argument("--size", type=int, default=100, help="rows to write (default: 100)")
+    gym.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
+    gym.add_argument("--config", default=None, metavar="JSON",
+                     help="the generator's options as a JSON object, e.g. '{\"max_value\": 5}' (kept in each row)")
+    gym.add_argument("-o", "--output", type=Path, default=None, help="file to write (default: stdout)")
+    gym.set_defaults(handler=_gym)
+
     sandbox = sub.add_parser("sandbox", help="inspect the code sandbox")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True, metavar="ACTION")
     doctor = sandbox_sub.add_parser(
@@ -463,6 +477,32 @@ def _export(args: argparse.Namespace) -> int:
         return _fail(f"bad --reward: {exc}")
     args.output.write_text(export_source(spec, args.label_field, args.on_error, args.output.name))
     print(f"wrote {args.output}; OpenRLHF: --reward.remote_url {args.output} --data.label_key <your label column>")
+    return 0
+
+
+def _gym(args: argparse.Namespace) -> int:
+    from rewardsmith.verifiers.reasoning_gym.rows import make_rows
+
+    if args.size < 1:
+        return _fail("--size must be at least 1")
+    try:
+        config = json.loads(args.config) if args.config else {}
+    except json.JSONDecodeError as exc:
+        return _fail(f"--config is not JSON: {exc}")
+    if not isinstance(config, dict):
+        return _fail("--config must be a JSON object of the generator's options")
+    try:
+        rows = make_rows(args.name, size=args.size, seed=args.seed, **config)
+    except ImportError:
+        return _fail("reasoning-gym is not installed: pip install 'rewardsmith[gym]'")
+    except (ValueError, KeyError, TypeError, AssertionError) as exc:  # an unknown dataset, a refused option
+        return _fail(f"cannot make rows of {args.name!r}: {type(exc).__name__}: {exc}")
+    text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        args.output.write_text(text)
+        _say(f"wrote {len(rows)} rows of {args.name} to {args.output}")
     return 0
 
 

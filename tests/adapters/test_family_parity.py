@@ -63,6 +63,7 @@ CASES = [
     ("data/tool_call_examples.jsonl", "tool_call"),
     ("data/choice_examples.jsonl", "choice"),
     ("data/qa_examples.jsonl", "qa"),
+    ("data/reasoning_gym_examples.jsonl", "reasoning_gym"),
 ]
 # Rows that exist to hang a grader past its timeout (minutes each without a worker pool).
 SLOW_ROWS = {"pathological"}

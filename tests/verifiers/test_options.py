@@ -40,6 +40,7 @@ MINIMAL = {
     "brier": {"type": "brier"},
     "format": {"type": "format"},
     "ifeval": {"type": "ifeval"},
+    "reasoning_gym": {"type": "reasoning_gym"},
     "json": {"type": "json"},
     "tool_call": {"type": "tool_call"},
     "choice": {"type": "choice"},

@@ -117,7 +117,7 @@ def test_a_builtin_name_is_taken_before_its_module_is_imported():
 
 
 BUILTIN_MODULES = {"calibration", "choice", "code", "compose", "format", "ifeval", "judge", "length", "math", "qa",
-                   "reward_model", "structured", "tool_call"}
+                   "reasoning_gym", "reward_model", "structured", "tool_call"}
 
 
 def test_build_imports_only_the_modules_the_spec_names():

@@ -23,7 +23,8 @@ from rewardsmith.verifiers.registry import BUILTINS, ENTRY_POINT_GROUP, get_fact
 
 # The verifier table of docs/reward-specs.md and the "Serving: `orm` and `prm`" section of docs/reward-models.md.
 DOCUMENTED = {"math", "code", "brier", "judge", "cascade", "ifeval", "format", "json", "overlong", "cosine",
-              "repetition", "weighted", "min", "max", "gate", "route", "orm", "prm", "tool_call", "choice", "qa"}
+              "repetition", "weighted", "min", "max", "gate", "route", "orm", "prm", "tool_call", "choice", "qa",
+              "reasoning_gym"}
 
 
 def _fresh(code: str) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,298 @@
+"""The ``reasoning_gym`` verifier: right answers of reasoning-gym's generators pay through its own
+scorers, and every attack scores 0 (hedged tags, reasoning-only answers, partial credit, the cheats
+that some scorers pay in full), with bad rows reported as ``invalid_input``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO, require_gym
+
+from rewardsmith.verifiers import Sample, build
+from rewardsmith.verifiers.reasoning_gym import read_answer
+
+STRICT = build({"type": "reasoning_gym", "workers": 0})
+TRUST = build({"type": "reasoning_gym", "workers": 0, "unsafe": "trust"})
+
+
+@pytest.fixture(scope="module")
+def rows():
+    """A few generated rows per dataset, made once."""
+    require_gym()
+    from rewardsmith.verifiers.reasoning_gym.rows import make_rows
+
+    cache: dict[str, list[dict]] = {}
+
+    def get(name: str, size: int = 3) -> list[dict]:
+        if name not in cache:
+            cache[name] = make_rows(name, size=size, seed=0)
+        return cache[name]
+
+    return get
+
+
+def score(row, answer_text, verifier=STRICT, completion=None):
+    text = completion if completion is not None else f"<think>working</think><answer>{answer_text}</answer>"
+    return verifier.verify(Sample(prompt=row["prompt"], completion=text, fields=row))
+
+
+# ------------------------------------------------------------------ reading (no reasoning-gym needed)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("<answer>42</answer>", "42"),
+        ("<answer>\n1 2\n3 4\n</answer>", "1 2\n3 4"),  # a grid spans lines: the whole tag is the answer
+        ("<answer>7</answer> so <answer> 7 </answer>", "7"),  # a restatement is fine
+        ("<think><answer>9</answer></think><answer>7</answer>", "7"),  # the reasoning is never read
+    ],
+)
+def test_the_answer_is_the_whole_tag_content(text, expected):
+    assert read_answer(text, ("answer_tag",))[0] == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<answer>7</answer><answer>8</answer>",  # a hedge
+        "<think><answer>7</answer></think>",  # only in the reasoning
+        "<!-- <answer>7</answer> -->",  # hidden
+        "<answer>   </answer>",  # empty
+        "The answer is 7.",  # not in a tag, and the spec reads only tags
+        "".join(f"<answer>{i % 2}</answer>" for i in range(40)),  # spam
+    ],
+)
+def test_no_single_committed_answer_is_read(text):
+    assert read_answer(text, ("answer_tag",))[0] is None
+
+
+def test_other_forms_are_fallbacks_only_when_asked():
+    assert read_answer(r"So \boxed{12}.", ("answer_tag", "boxed"))[0] == "12"
+    assert read_answer(r"\boxed{12} or \boxed{13}", ("answer_tag", "boxed"))[0] is None
+
+
+# ------------------------------------------------------------------ right answers pay
+
+
+@pytest.mark.parametrize(
+    "name", ["chain_sum", "basic_arithmetic", "spell_backward", "maze", "arc_agi", "rotate_matrix"]
+)
+def test_the_generators_gold_pays(rows, name):
+    for row in rows(name):
+        verdict = score(row, row["answer"])
+        assert (verdict.score, verdict.status, verdict.correct) == (1.0, "ok", True), verdict.feedback
+
+
+def test_rows_are_json_and_metadata_tuples_are_restored(rows):
+    """arc_agi's scorer compares tuples: after a JSON round trip it would pay its own gold 0.05."""
+    row = json.loads(json.dumps(rows("arc_agi")[0]))
+    assert score(row, row["answer"]).score == 1.0
+
+
+def test_the_pool_scores_like_in_process(rows):
+    pooled = build({"type": "reasoning_gym", "workers": 1, "timeout_s": 60})
+    batch = [
+        Sample(prompt=r["prompt"], completion=f"<answer>{a}</answer>", fields=r)
+        for r in rows("chain_sum")
+        for a in (r["answer"], "12345678")
+    ]
+    assert (
+        [v.score for v in pooled.verify_batch(batch)] == [v.score for v in STRICT.verify_batch(batch)] == [1.0, 0.0] * 3
+    )
+
+
+# ------------------------------------------------------------------ attacks score 0
+
+
+def test_a_hedge_across_tags_scores_zero(rows):
+    row = rows("chain_sum")[0]
+    verdict = score(row, None, completion=f"<answer>{row['answer']}</answer><answer>0</answer>")
+    assert (verdict.score, verdict.status) == (0.0, "ok") and "hedge" in verdict.feedback
+
+
+def test_the_gold_only_in_the_reasoning_scores_zero(rows):
+    row = rows("chain_sum")[0]
+    verdict = score(row, None, completion=f"<think><answer>{row['answer']}</answer></think>")
+    assert (verdict.score, verdict.status) == (0.0, "no_answer")
+
+
+def test_partial_credit_pays_nothing_by_default(rows):
+    row = rows("advanced_geometry")[0]  # its scorer pays 0.01 for any answer
+    verdict = score(row, "banana")
+    assert verdict.score == 0.0 and verdict.details["raw_score"] == pytest.approx(0.01)
+    lenient = build({"type": "reasoning_gym", "workers": 0, "partial": True})
+    assert score(row, "banana", lenient).score == pytest.approx(0.01)
+    floor = build({"type": "reasoning_gym", "workers": 0, "partial": True, "min_score": 0.5})
+    assert score(row, "banana", floor).score == 0.0
+
+
+@pytest.mark.parametrize(
+    ("name", "cheat"),
+    [
+        ("spell_backward", lambda row: row["answer"] + " and more words"),
+        ("gsm_symbolic", lambda row: " ".join([row["answer"]] * 5)),
+        ("time_intervals", lambda row: row["answer"] + " or maybe something else"),
+        ("game_of_life_halting", lambda row: "banana"),
+        ("letter_jumble", lambda row: row["answer"] + " extra words here"),
+    ],
+)
+def test_cheats_an_unsafe_scorer_pays_score_zero(rows, name, cheat):
+    row = rows(name)[0]
+    assert score(row, cheat(row), TRUST).score == 1.0  # the scorer itself pays the cheat
+    verdict = score(row, cheat(row))
+    assert (verdict.score, verdict.correct) == (0.0, False) and "unsafe" in verdict.details
+    assert score(row, row["answer"]).score == 1.0  # while the gold still pays
+
+
+def test_puzzle24_pays_only_the_puzzles_own_numbers(rows):
+    first, second = rows("puzzle24")[:2]
+    assert score(first, second["answer"], TRUST).score == 1.0  # another puzzle's expression: the scorer pays
+    assert score(first, second["answer"]).score == 0.0
+    assert score(first, first["answer"]).score == 1.0
+
+
+def test_refuse_makes_unsafe_rows_invalid(rows):
+    refuse = build({"type": "reasoning_gym", "workers": 0, "unsafe": "refuse"})
+    assert score(rows("spell_backward")[0], "x", refuse).status == "invalid_input"
+
+
+def test_an_over_long_answer_is_not_scored(rows):
+    row = rows("chain_sum")[0]
+    short_cap = build({"type": "reasoning_gym", "workers": 0, "max_answer_chars": 5})
+    assert score(row, row["answer"] + " " * 0 + "0" * 10, short_cap).score == 0.0
+
+
+# ------------------------------------------------------------------ bad rows and missing dependency
+
+
+def test_rows_without_what_the_scorer_needs_are_invalid_input(rows):
+    row = rows("chain_sum")[0]
+    no_meta = {k: v for k, v in row.items() if k != "metadata"}
+    assert score(no_meta, "1").details["missing_field"] == "metadata"
+    unknown = {**row, "metadata": {**row["metadata"], "source_dataset": "no_such_set"}}
+    assert score(unknown, "1").status == "invalid_input"
+    no_gold = {k: v for k, v in row.items() if k != "answer"}
+    assert score(no_gold, "1").details["missing_field"] == "answer"
+    broken = rows("time_intervals")[0]
+    broken = {**broken, "metadata": {"source_dataset": "time_intervals"}}  # the scorer needs task_type
+    assert score(broken, broken["answer"]).status == "invalid_input"
+
+
+def test_reasoning_gym_missing_is_an_error_saying_what_to_install(monkeypatch):
+    from rewardsmith.verifiers.reasoning_gym import score as scoring
+
+    def missing(_name):
+        raise ImportError("No module named 'reasoning_gym'")
+
+    monkeypatch.setattr(scoring, "known", missing)
+    row = {"answer": "1", "metadata": {"source_dataset": "chain_sum"}}
+    verdict = STRICT.verify(Sample(prompt="", completion="<answer>1</answer>", fields=row))
+    assert verdict.status == "error" and "pip install" in verdict.feedback
+
+
+def test_import_and_build_do_not_import_reasoning_gym():
+    code = (
+        "import sys, rewardsmith.verifiers as v; v.build('reasoning_gym').verify_batch([]); "
+        "print('reasoning_gym' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(REPO.parent))}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_the_example_rows_get_the_verdict_they_expect():
+    require_gym()
+    rows = [json.loads(line) for line in (REPO / "data" / "reasoning_gym_examples.jsonl").read_text().splitlines()]
+    verdicts = build("reasoning_gym").verify_batch([Sample.from_row(row) for row in rows])
+    seen = {row["id"]: (v.score, v.status) for row, v in zip(rows, verdicts, strict=True)}
+    expected = {
+        row["id"]: {"right": (1.0, "ok"), "wrong": (0.0, "ok"), "no_answer": (0.0, "no_answer")}[row["expect"]]
+        for row in rows
+    }
+    assert seen == expected
+    assert {row["expect"] for row in rows} == {"right", "wrong", "no_answer"}
+
+
+def test_the_gym_command_writes_rows_the_reward_scores(tmp_path):
+    require_gym()
+    from rewardsmith.adapters.cli.commands import main
+
+    out = tmp_path / "rows.jsonl"
+    assert main(["gym", "chain_sum", "--size", "3", "--seed", "1", "-o", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 3 and all(set(r) == {"prompt", "answer", "metadata"} for r in rows)
+    verdicts = STRICT.verify_batch(
+        [Sample(prompt=r["prompt"], completion=f"<answer>{r['answer']}</answer>", fields=r) for r in rows]
+    )
+    assert [v.score for v in verdicts] == [1.0] * 3
+    assert main(["gym", "no_such_dataset", "--size", "1"]) == 2
+    assert main(["gym", "puzzle24", "--size", "1", "--config", '{"max_value": 50}']) == 2  # the generator refuses it
+    assert main(["gym", "puzzle24", "--size", "2", "--config", '{"max_value": 5}', "-o", str(out)]) == 0
+    assert all(json.loads(line)["config"] == {"max_value": 5} for line in out.read_text().splitlines())
+
+
+def test_an_answer_that_blows_up_the_scorer_is_killed_at_the_time_limit(rows):
+    """puzzle24's scorer runs sympy's parse_expr on the answer: a power tower never returns."""
+    limited = build({"type": "reasoning_gym", "workers": 1, "timeout_s": 2})
+    row = rows("puzzle24")[0]
+    verdicts = limited.verify_batch(
+        [
+            Sample(prompt=row["prompt"], completion=f"<answer>{a}</answer>", fields=row)
+            for a in ("9**9**9**9", row["answer"])
+        ]
+    )
+    assert [(v.score, v.status) for v in verdicts] == [(0.0, "timeout"), (1.0, "ok")]
+
+
+def test_the_same_answer_in_a_batch_is_scored_once_and_paid_alike(rows, monkeypatch):
+    from rewardsmith.verifiers.reasoning_gym import score as scoring
+
+    calls = []
+    real = scoring.ScoreTask.__call__
+    monkeypatch.setattr(scoring.ScoreTask, "__call__", lambda self, item: calls.append(item) or real(self, item))
+    row = rows("chain_sum")[0]
+    texts = [f"<answer>{row['answer']}</answer>", "<answer>5</answer>"] * 4
+    verdicts = STRICT.verify_batch([Sample(prompt=row["prompt"], completion=t, fields=row) for t in texts])
+    assert [v.score for v in verdicts] == [1.0, 0.0] * 4 and len(calls) == 2
+
+
+def test_a_case_hedge_is_a_hedge_but_the_exact_check_ignores_case(rows):
+    row = rows("spell_backward")[0]
+    gold = row["answer"]
+    assert score(row, None, completion=f"<answer>{gold}</answer><answer>{gold.upper()}</answer>").score == 0.0
+    assert score(row, gold.upper()).score == 1.0  # its scorer ignores case, and so does the check
+
+
+def test_rows_made_with_a_config_are_scored_under_it(rows):
+    """puzzle24's scorer refuses numbers above its config's max_value: 8 is fine by the defaults (1..10),
+    not for rows made with max_value 5 (the check is the scorer's own, so unsafe: trust shows it)."""
+    from rewardsmith.verifiers.reasoning_gym.rows import make_rows
+
+    made = make_rows("puzzle24", size=3, seed=0, max_value=5)
+    assert all(r["config"] == {"max_value": 5} for r in made)
+    assert all(score(r, r["answer"]).score == 1.0 for r in made)
+    default = {k: v for k, v in made[0].items() if k != "config"}
+    assert score(default, "3*8*1*1", TRUST).score == 1.0
+    assert score(made[0], "3*8*1*1", TRUST).score == 0.0
+    bad = {**made[0], "config": {"no_such_option": 1}}
+    assert score(bad, made[0]["answer"]).status == "invalid_input"
+
+
+def test_composite_rows_are_scored_by_their_sub_datasets_under_their_own_config(rows):
+    from reasoning_gym.composite import DatasetSpec
+
+    from rewardsmith.verifiers.reasoning_gym.rows import make_rows
+
+    specs = [DatasetSpec("chain_sum", 1, {}), {"name": "puzzle24", "weight": 1, "config": {"max_value": 5}}]
+    made = make_rows("composite", size=6, seed=0, datasets=specs)
+    names = {r["metadata"]["source_dataset"] for r in made}
+    assert names == {"chain_sum", "puzzle24"}
+    assert all(
+        r.get("config") == ({"max_value": 5} if r["metadata"]["source_dataset"] == "puzzle24" else None) for r in made
+    )
+    assert all(score(json.loads(json.dumps(r)), r["answer"]).score == 1.0 for r in made)

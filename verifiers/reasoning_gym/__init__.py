@@ -1,0 +1,255 @@
+"""The ``reasoning_gym`` verifier: reasoning-gym's procedural tasks, scored by each dataset's own scorer,
+behind rewardsmith's reading of the answer and a safe default for the scorers that pay too easily.
+
+Fields read: ``answer`` (``answer_field``; the generator's gold, ``null`` for puzzles with many
+solutions), ``metadata`` (``metadata_field``; the generator's metadata, which the scorers read) and
+the dataset name at ``metadata.source_dataset`` (``dataset_field``, or the spec's ``dataset``); the
+prompt becomes the entry's ``question``. :func:`rewardsmith.verifiers.reasoning_gym.rows.make_rows`
+writes such rows.
+
+Reading: the content of the ``<answer>…</answer>`` tags reasoning-gym's prompts ask for (the whole
+content: grids and move lists span lines), outside ``<think>`` and what a reader never sees
+(:func:`~rewardsmith.verifiers.answer_span.visible_region`); tags that differ are a hedge and score 0.
+``answer_from`` may add ``boxed``/``phrase``/``bare`` as fallbacks, read by
+:mod:`~rewardsmith.verifiers.answer_span`.
+
+Scoring: the dataset's ``score_answer`` on the rebuilt entry, in a killable worker with ``timeout_s``
+(sympy, regexes and big numbers in some scorers can be blown up by a crafted answer). Only a full
+score pays unless ``partial`` (many scorers pay 0.01 or 0.05 for any answer, or a substring ratio);
+a dataset of :data:`.policy.UNSAFE`, whose scorer pays some attack in full, must also pass the
+stricter check (``unsafe``). A scorer that raises on the answer scores 0; one that cannot read the
+row even for the gold makes the row ``invalid_input``; reasoning-gym missing is ``error``.
+
+``import reasoning_gym`` costs about 2.5 s: it happens in the workers (or, with ``workers: 0``, at
+the first verify), never at import or build.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from rewardsmith.verifiers.answer_span import FORMS, MAX_STATEMENTS, answer_tags, final_answer, plain, visible_region
+from rewardsmith.verifiers.core import (
+    MISSING,
+    Sample,
+    Verdict,
+    Verifier,
+    error,
+    invalid_input,
+    lookup,
+    read_completion,
+    short,
+)
+from rewardsmith.verifiers.options import NonEmpty, Range, Unique, declare, option
+from rewardsmith.verifiers.reasoning_gym.policy import FULL, UNSAFE, restore, squash, stricter_check
+from rewardsmith.verifiers.reasoning_gym.score import Item, ScoreTask
+from rewardsmith.verifiers.registry import register
+
+Form = Literal["answer_tag", "boxed", "phrase", "bare"]
+_SHOWN = 200
+
+
+def read_answer(text: str, forms: tuple[str, ...]) -> tuple[str | None, str]:
+    """(the one committed answer or None, why none): every answer tag's whole content, else the other forms."""
+    region = visible_region(text)
+    said: list[str] = []
+    if "answer_tag" in forms:
+        said = [region[start:end].strip() for start, end in answer_tags(region)]
+    if not said and any(f != "answer_tag" for f in forms):
+        # Every form is read, so a box followed by "the final answer is 157" is seen as the hedge it is;
+        # the deciding form must be one the spec names.
+        found = final_answer(text, tuple(f for f in FORMS if f != "answer_tag"))
+        said = [plain(t) for t in found.texts] if found and found.form in forms else []
+    if not said:
+        return None, f"no answer found (read from {', '.join(forms)})"
+    if len(said) > MAX_STATEMENTS:
+        return None, f"more than {MAX_STATEMENTS} answers stated"
+    distinct = list(dict.fromkeys(squash(s) for s in said if s.strip()))
+    if not distinct:
+        return None, "the answer is empty"
+    if len(distinct) > 1:
+        return None, "several different answers (" + " | ".join(short(d, 30) for d in distinct[:4]) + "): a hedge"
+    return said[-1], ""
+
+
+@register("reasoning_gym")
+@declare
+class ReasoningGymVerifier(Verifier):
+    """reasoning-gym's 100+ procedural tasks, each scored by its own scorer, read and paid strictly.
+
+    1.0 when the one committed answer earns the scorer's full score (and, for a dataset whose scorer
+    pays attacks, passes the stricter check); 0 otherwise. ``details`` holds the dataset, the answer
+    read and the scorer's raw score.
+    """
+
+    name = "reasoning_gym"
+
+    dataset: str | None = option(None, "the dataset of every row (otherwise read from dataset_field)")
+    dataset_field: str = option("metadata.source_dataset", "the field holding the row's dataset name")
+    answer_field: str = option("answer", "the field holding the generator's gold answer (may be null)")
+    metadata_field: str = option("metadata", "the field holding the generator's metadata, which the scorers read")
+    config_field: str | None = option(
+        "config", "the field holding the generator options the row was made with (absent: the defaults)"
+    )
+    answer_from: Annotated[tuple[Form, ...], NonEmpty(), Unique()] = option(
+        ("answer_tag",), "where the answer is read, strongest first: answer_tag, boxed, phrase, bare"
+    )
+    partial: bool = option(False, "pay the scorer's partial credit (below 1.0) instead of 0")
+    min_score: Annotated[float, Range(ge=0, le=1)] = option(0.0, "with partial: a score below this pays 0")
+    unsafe: Literal["exact", "refuse", "trust"] = option(
+        "exact", "datasets whose scorer pays attacks: also require the exact gold, refuse the row, or trust the scorer"
+    )
+    max_answer_chars: Annotated[int, Range(ge=1)] = option(10_000, "a longer answer scores 0 unscored")
+    timeout_s: Annotated[float, Range(gt=0)] = option(10.0, "wall-clock limit per answer scored in the pool")
+    workers: Annotated[int, Range(ge=0)] | None = option(
+        None, "pool processes (default: the CPUs); 0 scores in-process, without a time limit"
+    )
+
+    def start(self, wait: bool = False) -> None:
+        """Start the workers (each imports reasoning_gym) now instead of at the first batch."""
+        if self.workers == 0:
+            return
+        from rewardsmith.verifiers.pool import shared_pool
+
+        pool = shared_pool(self.workers, preload=ScoreTask.preload).start()
+        if wait:
+            pool.map(ScoreTask(), [Item("chain_sum", "0", {"answer": "0", "metadata": {}})] * pool.size, 60.0)
+
+    def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
+        out: list[Verdict | None] = [None] * len(samples)
+        pending: list[tuple[int, Item, dict[str, Any]]] = []
+        for i, sample in enumerate(samples):
+            prepared = self._prepare(sample)
+            if isinstance(prepared, Verdict):
+                out[i] = prepared
+            else:
+                pending.append((i, *prepared))
+        # GRPO groups repeat completions: each distinct (dataset, answer, entry, config) is scored once.
+        index_of: dict[str, int] = {}
+        unique: list[Item] = []
+        slots: list[int] = []
+        for _, item, _ in pending:
+            key = _identity(item)
+            if key is not None and key in index_of:
+                slots.append(index_of[key])
+                continue
+            if key is not None:
+                index_of[key] = len(unique)
+            slots.append(len(unique))
+            unique.append(item)
+        results = self._score(unique)
+        for (i, item, details), slot in zip(pending, slots, strict=True):
+            out[i] = self._judge(item, details, results[slot])
+        return [v if v is not None else error("no verdict (a verifier bug)") for v in out]
+
+    def _prepare(self, sample: Sample) -> tuple[Item, dict[str, Any]] | Verdict:
+        """The scoring item of a sample, or the verdict that needs no scorer (bad row, no answer, hedge)."""
+        text = read_completion(sample)
+        if isinstance(text, Verdict):
+            return text
+        metadata = sample.get(self.metadata_field)
+        if not isinstance(metadata, Mapping):
+            return invalid_input(
+                f"sample has no {self.metadata_field!r} mapping (the generator's metadata)",
+                missing_field=self.metadata_field,
+            )
+        name = self.dataset or sample.get(self.dataset_field)
+        if not isinstance(name, str) or not name:
+            return invalid_input(
+                f"sample has no dataset name at {self.dataset_field!r}", missing_field=self.dataset_field
+            )
+        gold = lookup(sample.fields, self.answer_field)
+        if gold is MISSING:
+            return invalid_input(
+                f"sample has no {self.answer_field!r} field (null is fine for many-solution puzzles)",
+                missing_field=self.answer_field,
+            )
+        details: dict[str, Any] = {"dataset": name}
+        if name in UNSAFE:
+            details["unsafe"] = UNSAFE[name]
+            if self.unsafe == "refuse":
+                return invalid_input(
+                    f"{name}'s scorer pays attacks in full ({UNSAFE[name]}); unsafe: refuse", **details
+                )
+        answer, why = read_answer(text, self.answer_from)
+        if answer is None:
+            hedge = why.startswith(("several", "more than"))
+            return Verdict(
+                score=0.0, correct=False, status="ok" if hedge else "no_answer", feedback=why, details=details
+            )
+        details["answer"] = short(answer, _SHOWN)
+        if len(answer) > self.max_answer_chars:
+            return Verdict(
+                score=0.0,
+                correct=False,
+                feedback=f"the answer is longer than {self.max_answer_chars} characters",
+                details=details,
+            )
+        config = sample.get(self.config_field) if self.config_field else None
+        if config is not None and not isinstance(config, Mapping):
+            return invalid_input(f"{self.config_field!r} should hold the generator's options as a mapping", **details)
+        entry = {"question": sample.prompt_text, "answer": gold, "metadata": restore(name, dict(metadata))}
+        return Item(name, answer, entry, dict(config) if config else None), details
+
+    def _score(self, items: list[Item]) -> list[tuple[str, Any]]:
+        if not items:
+            return []
+        task = ScoreTask()
+        if self.workers == 0:
+            return [task(item) for item in items]
+        from rewardsmith.verifiers.pool import shared_pool
+
+        results: list[tuple[str, Any]] = []
+        for outcome in shared_pool(self.workers, preload=task.preload).map(task, items, self.timeout_s):
+            if outcome.kind == "ok":
+                results.append(outcome.value)
+            else:
+                results.append((outcome.kind, outcome.value))
+        return results
+
+    def _judge(self, item: Item, details: dict[str, Any], result: tuple[str, Any]) -> Verdict:
+        kind, value = result
+        if kind == "missing":
+            return error(value, **details)
+        if kind == "bad_row":
+            return invalid_input(value, **details)
+        if kind == "timeout":
+            return Verdict(
+                score=0.0,
+                correct=False,
+                status="timeout",
+                elapsed_s=self.timeout_s,
+                details=details,
+                feedback=f"the scorer took longer than {self.timeout_s:g}s",
+            )
+        if kind in ("raised", "crash"):
+            return Verdict(
+                score=0.0, correct=False, details=details, feedback=f"the scorer failed on the answer: {value}"
+            )
+        if kind != "score":  # the task itself failed in the worker: not the completion's doing
+            return error(f"reasoning_gym scoring failed: {value}", **details)
+        raw = value if value == value else 0.0  # NaN pays nothing
+        raw = min(max(raw, 0.0), 1.0)
+        details["raw_score"] = raw
+        if raw >= FULL:
+            problem = None
+            if item.dataset in UNSAFE and self.unsafe == "exact":
+                problem = stricter_check(item.dataset, item.answer, item.entry["answer"], item.entry["metadata"])
+            if problem:
+                return Verdict(score=0.0, correct=False, details=details, feedback=f"{problem}: {UNSAFE[item.dataset]}")
+            return Verdict(score=1.0, correct=True, details=details)
+        score = raw if self.partial and raw >= self.min_score else 0.0
+        feedback = f"the scorer paid {raw:.3g}"
+        if raw > 0 and not score:
+            feedback += f" (below min_score {self.min_score:g})" if self.partial else " (partial credit is off)"
+        return Verdict(score=score, correct=False, details=details, feedback=feedback)
+
+
+def _identity(item: Item) -> str | None:
+    """What makes two items the same scoring (None when the entry cannot be written as JSON)."""
+    try:
+        return json.dumps([item.dataset, item.answer, item.entry, item.config], sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return None
