@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.verifiers.tool_call.bfcl import bfcl_rows
 from rewardsmith.verifiers.tool_call.expected import example_call, read_expected
 from rewardsmith.verifiers.tool_call.render import python_text
 
@@ -153,27 +154,11 @@ def bfcl_verdict(bfcl: types.SimpleNamespace, candidate: Candidate) -> tuple[boo
     return bool(result["valid"]), json.dumps(result.get("error", ""), default=str)
 
 
-def _jsonl(path: Path) -> list[dict[str, Any]]:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
 def load_rows(data: Path, category: str) -> list[dict[str, Any]]:
     """BFCL's question rows joined with their possible answers by id (irrelevance rows, which have
     none, expect no call: ``[]``)."""
     stem = f"BFCL_v4_{CATEGORIES[category]}.json"
-    answers: dict[str, Any] = defaultdict(list)
-    if category != "irrelevance":
-        answers.update((item["id"], item["ground_truth"]) for item in _jsonl(data / "possible_answer" / stem))
-    return [
-        {
-            "id": item["id"],
-            "question": item["question"],
-            "function": item["function"],
-            "ground_truth": answers[item["id"]],
-        }
-        for item in _jsonl(data / stem)
-    ]
+    return bfcl_rows(data / stem, None if category == "irrelevance" else data / "possible_answer" / stem)
 
 
 # ----------------------------------------------------------------------------- candidates

@@ -119,7 +119,7 @@ def bfcl_rows(per_category: int) -> list[Row]:
             expected, _ = read_expected(row["ground_truth"], row["function"])
             # irrelevance rows (BFCL offers functions that do not fit the question) expect no call
             reference = python_text([example_call(call) for call in expected]) if expected else NO_CALL
-            prompt = row["question"][0][-1]["content"]
+            prompt = row["prompt"][-1]["content"]
             rows.append(
                 Row(
                     len(rows) + 1,
