@@ -518,14 +518,16 @@ def _list_verifiers(args: argparse.Namespace) -> int:
         print(json.dumps(describe(args.name, factory), indent=2) if args.json else format_options(args.name, factory))
         return 0
     described, lines = [], []
-    for name in available():
+    names = available()
+    width = max(map(len, names))  # names line up, and the longest still has a space before its description
+    for name in names:
         try:
             factory = get_factory(name)
         except SpecError as exc:  # a broken plugin: say so, list the others
-            lines.append(f"{name:12} (cannot load: {exc})")
+            lines.append(f"{name:{width}} (cannot load: {exc})")
             continue
         described.append(describe(name, factory))
-        lines.append(f"{name:12} {_first_line(factory)}")
+        lines.append(f"{name:{width}} {_first_line(factory)}")
     if args.json:
         print(json.dumps(described, indent=2))
     else:
