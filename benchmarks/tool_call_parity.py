@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.adapters.audit.families_tool_call import wrong_value
 from rewardsmith.verifiers.tool_call.bfcl import bfcl_rows
 from rewardsmith.verifiers.tool_call.expected import example_call, read_expected
 from rewardsmith.verifiers.tool_call.render import python_text
@@ -168,23 +169,6 @@ def _docs(row: dict[str, Any], name: str) -> dict[str, Any]:
     return next(f for f in row["function"] if f["name"] == name)
 
 
-def _other_value(value: Any, acceptable: list[Any]) -> Any | None:
-    """A value of the same type that is certainly not acceptable (None when none is made)."""
-    if isinstance(value, bool):
-        out: Any = not value
-    elif isinstance(value, int):
-        out = value + 7
-    elif isinstance(value, float):
-        out = value + 7.25
-    elif isinstance(value, str):
-        out = f"not {value}" if value else "something else"
-    elif isinstance(value, list):
-        out = [*value, value[-1]] if value else ["extra"]
-    else:
-        return None
-    return None if out in acceptable else out
-
-
 def _wrong_type(value: Any) -> Any | None:
     if isinstance(value, bool):
         return int(value)
@@ -223,7 +207,7 @@ def candidates(category: str, row: dict[str, Any]) -> Iterator[tuple[str, str, b
     docs = _docs(row, name)["parameters"]
     # one argument changed (the first one the construction can change)
     for param, value in args.items():
-        other = _other_value(value, [v for v in params[param] if v != ""])
+        other = wrong_value(value, [v for v in params[param] if v != ""])
         if other is not None:
             yield "wrong_value", python_text([(name, {**args, param: other}), *right[1:]]), False
             break

@@ -61,7 +61,7 @@ def _read(row: AuditRow, traits: Traits, *, auto_only: bool = False, calls: bool
     return _Row(expected, list(docs or {}), forms)
 
 
-def _wrong(value: Any, acceptable: Iterable[Any]) -> Any | None:
+def wrong_value(value: Any, acceptable: Iterable[Any]) -> Any | None:
     """A value of the same type that is certainly none of ``acceptable`` (None when none is made)."""
     if isinstance(value, bool):
         out: Any = not value
@@ -84,7 +84,7 @@ def _wrong_call(row: _Row, index: int = 0) -> CallSpec | None:
     name, args = row.right[index]
     params = row.expected[index].params
     for param, value in args.items():
-        other = _wrong(value, params[param].acceptable)
+        other = wrong_value(value, params[param].acceptable)
         if other is not None:
             return name, {**args, param: other}
     return None
