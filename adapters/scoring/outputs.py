@@ -47,6 +47,9 @@ VERDICT_TEXT_KEYS = ("status", "feedback")
 CHUNK_ROWS = 8192
 # Lone surrogates: Python strings may hold them (JSON's "\ud800" escape decodes to one), UTF-8 cannot.
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# Escaped in every line written: lone surrogates, and the line breaks JSON leaves raw (U+2028, U+2029,
+# NEL), which str.splitlines and older JavaScript take for the end of a line.
+_ESCAPED = re.compile("[\ud800-\udfff\u2028\u2029\x85]")
 
 
 class OutputError(RewardsmithError, ValueError):
@@ -63,13 +66,14 @@ def json_text(value: Any) -> str:
 
     Non-ASCII text stays readable (``ensure_ascii=False``); JSON escapes control characters and
     NUL itself; a lone surrogate, which UTF-8 cannot encode, becomes JSON's ``\\udXXX`` escape,
-    which reads back as the same string. Surrogates only occur inside JSON strings, so escaping
+    which reads back as the same string, and so do the Unicode line breaks, so that any line
+    splitter sees one row per line. These characters only occur inside JSON strings, so escaping
     them in the text is escaping them in those strings."""
     text = json.dumps(value, ensure_ascii=False, default=str)
-    return _SURROGATE.sub(_escape_surrogate, text)
+    return _ESCAPED.sub(_escape_char, text)
 
 
-def _escape_surrogate(match: re.Match[str]) -> str:
+def _escape_char(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
@@ -163,9 +167,12 @@ def open_stream(target: Target) -> Iterator[IO[str]]:
     handle = target.path.open("a", encoding="utf-8")
     try:
         yield handle
-    finally:
-        with contextlib.suppress(BrokenPipeError):
+    except BaseException:  # what failed is reported; closing must not raise over it (a full /dev/full)
+        with contextlib.suppress(OSError):
             handle.close()
+        raise
+    with contextlib.suppress(BrokenPipeError):
+        handle.close()
 
 
 def remove_all(target: Target, *extra: Path) -> None:
