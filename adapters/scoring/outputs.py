@@ -68,9 +68,55 @@ def json_text(value: Any) -> str:
     NUL itself; a lone surrogate, which UTF-8 cannot encode, becomes JSON's ``\\udXXX`` escape,
     which reads back as the same string, and so do the Unicode line breaks, so that any line
     splitter sees one row per line. These characters only occur inside JSON strings, so escaping
-    them in the text is escaping them in those strings."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    them in the text is escaping them in those strings.
+
+    Two values JSON could hold but Python will not print come from verifiers, never from rows (the
+    readers refuse them): an integer of more than ``sys.get_int_max_str_digits()`` digits is written
+    as its text, and nesting near the recursion limit is written with more room.
+    """
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except RecursionError:
+        with _deeper():
+            text = json.dumps(value, ensure_ascii=False, default=str)
+    except ValueError:  # int_max_str_digits
+        with _deeper():
+            text = json.dumps(_long_ints_as_text(value), ensure_ascii=False, default=str)
     return _ESCAPED.sub(_escape_char, text)
+
+
+@contextlib.contextmanager
+def _deeper() -> Iterator[None]:
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + 3000)  # a value as deep as the limit, walked with two frames a level
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _long_ints_as_text(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            str(value)
+        except ValueError:
+            return _int_text(value)
+        return value
+    if isinstance(value, dict):
+        return {k: _long_ints_as_text(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_long_ints_as_text(v) for v in value]
+    return value
+
+
+def _int_text(value: int) -> str:
+    """The decimal digits of an int too long for ``str`` (its limit lifted for this one call)."""
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return str(value)
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
 def _escape_char(match: re.Match[str]) -> str:
@@ -351,9 +397,11 @@ def _write_parquet_pass(pa: Any, pq: Any, records: Iterator[dict[str, Any]], pat
                     values = [row.get(name) for row in chunk]
                     try:
                         array = pa.array(values, kind)
-                    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeEncodeError) as exc:
+                        kept = _kept(array, values)
+                    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeEncodeError,
+                            RecursionError) as exc:
                         raise _ColumnMismatch(name) from exc
-                    if not _kept(array, values):
+                    if not kept:
                         raise _ColumnMismatch(name)
                     arrays.append(array)
             writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
@@ -381,9 +429,9 @@ def _column_type(pa: Any, values: list[Any]) -> Any:
     """The Arrow type these values share, or None (JSON text) when they share none Parquet can store."""
     try:
         array = pa.array(values)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeEncodeError):
+        return array.type if _storable(pa, array.type) and _kept(array, values) else None
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeEncodeError, RecursionError):
         return None
-    return array.type if _storable(pa, array.type) and _kept(array, values) else None
 
 
 def _kept(array: Any, values: list[Any]) -> bool:

@@ -55,7 +55,7 @@ class EchoText(Verifier):
             score=float(text.startswith("x")),
             correct=text.startswith("x"),
             feedback=f"read {text}",
-            details={"read": text, text[:8]: len(text)},
+            details={"read": text, text[:8]: len(text), "power": 10**5000},  # more digits than str() prints
         )
 
 
@@ -94,7 +94,42 @@ def check_rows(got: list[dict], want: list[dict]) -> None:
         assert row["verdict"]["status"] == "ok"
         assert row["verdict"]["feedback"] == f"read {given['completion']}"
         assert row["verdict"]["details"]["read"] == given["completion"]
+        assert row["verdict"]["details"]["power"] == "1" + "0" * 5000
         assert row["reward"] == float(given["completion"].startswith("x"))
+
+
+def test_json_text_writes_what_python_will_not_print():
+    assert json.loads(json_text({"n": 10**5000, "ok": 7})) == {"n": "1" + "0" * 5000, "ok": 7}
+    deep: list = []
+    for _ in range(sys.getrecursionlimit() - 20):  # as deep as a reader could have built it
+        deep = [deep]
+    assert json_text(deep).count("[") == sys.getrecursionlimit() - 19
+
+
+NEAR_LIMIT = 900  # nesting a JSON reader takes, close to Python's recursion limit
+ODD_NUMBERS = [
+    ('{"id": "long_int", "completion": "x", "n": ' + "9" * 5000 + "}", "holds a number too long to read"),
+    ('{"id": "too_deep", "completion": "x", "d": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+    ('{"id": "deep", "completion": "x", "d": ' + "[" * NEAR_LIMIT + "1" + "]" * NEAR_LIMIT + "}", None),
+    ('{"id": "floats", "completion": "x", "f": [1e999, -1e999, -0.0, 1e-320]}', None),
+]
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_numbers_and_nesting_python_cannot_hold_are_malformed_rows_never_a_crash(tmp_path, name, capsys):
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(line + "\n" for line, _ in ODD_NUMBERS))
+    out = tmp_path / name
+    assert score(src, str(out)) == 0, capsys.readouterr().err
+    got = [row.data for row in read_rows(out)]
+    assert len(got) == len(ODD_NUMBERS)
+    for row, (line, reason) in zip(got, ODD_NUMBERS, strict=True):
+        if reason is None:
+            assert {k: row[k] for k in json.loads(line)} == json.loads(line)
+            assert row["verdict"]["status"] == "ok"
+        else:  # written through whole, as every malformed line is
+            assert row["_raw"] == line and row["verdict"]["status"] == "invalid_input"
+            assert reason in row["verdict"]["feedback"]
 
 
 def test_json_text_is_utf8_and_reads_back_exactly():
