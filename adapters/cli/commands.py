@@ -52,7 +52,11 @@ exit status:
   2    bad arguments, an unreadable input, an unusable OUTPUT, a refused resume
   3    every row is malformed or invalid_input: nothing was judged
   4    --fail-on STATUS or --max-error-rate tripped
-  130  interrupted (Ctrl-C); the rows written are kept: rerun to resume
+  5    a scored row could not be written (a full disk; a field name parquet cannot hold):
+       the message names its input line; the rows before it are kept
+  130  interrupted (Ctrl-C); the rows written are kept: rerun to resume. A SIGINT that was
+       already ignored when rewardsmith started (a `&` job of a script, nohup) stays
+       ignored: stop such a job with SIGTERM, which a rerun also resumes from
   141  the reader of the output stream went away (e.g. `| head`)
 
 --backend ray runs the same job on Ray actors (a local instance, or a cluster with
@@ -321,7 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _score(args: argparse.Namespace) -> int:
     from rewardsmith.adapters.fields import parse_field_map
-    from rewardsmith.adapters.scoring.job import Interrupted, OutputClosed, format_summary, score_file
+    from rewardsmith.adapters.scoring.job import Interrupted, OutputClosed, WriteError, format_summary, score_file
     from rewardsmith.adapters.scoring.outputs import OutputError, resolve_target
     from rewardsmith.adapters.scoring.provenance import ResumeError
     from rewardsmith.adapters.scoring.rows import InputError, open_source
@@ -368,6 +372,9 @@ def _score(args: argparse.Namespace) -> int:
     except OutputClosed:
         _quiet_stdout()
         return 141
+    except WriteError as exc:
+        _say(f"rewardsmith: cannot write {args.output}: {exc}")
+        return 5
     except (InputError, OutputError, ResumeError, RuntimeError, ValueError) as exc:
         return _fail(str(exc))
     report = sys.stderr if target.stream else sys.stdout  # a stream OUTPUT may be this stdout

@@ -37,7 +37,9 @@ from rewardsmith.adapters.fields import row_sample
 from rewardsmith.adapters.health import InputHealth, missing_fields
 from rewardsmith.adapters.scoring.outputs import (
     Target,
+    WriteError,
     finalize,
+    json_text,
     open_stream,
     read_output,
     remove_all,
@@ -63,7 +65,8 @@ from rewardsmith.verifiers.registry import load_spec
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Interrupted", "Job", "OutputClosed", "ResumeError", "Summary", "format_summary", "run_job", "score_file"]
+__all__ = ["Interrupted", "Job", "OutputClosed", "ResumeError", "Summary", "WriteError", "format_summary", "run_job",
+           "score_file"]
 
 Spec = str | Path | Mapping[str, Any] | Verifier
 Batches = Iterator[list[Row]]
@@ -448,13 +451,30 @@ def write_batch(out: IO[str], batch: list[Row], verdicts: list[Verdict | None], 
         record = output_row(row, verdict)
         summary.add(record)
         lines.append(_line(record))
-    out.write("".join(lines))
-    out.flush()
-    if sync:
-        os.fsync(out.fileno())
+    try:
+        out.write("".join(lines))
+        out.flush()
+        if sync:
+            os.fsync(out.fileno())
+    except BrokenPipeError:
+        raise
+    except (OSError, UnicodeError) as exc:  # a full disk, a quota; text json_text escapes never gets here
+        raise WriteError(_write_failure(batch, lines, exc)) from exc
     summary.scored_now += len(batch)
     if bar is not None:
         bar.update(len(batch))
+
+
+def _write_failure(batch: list[Row], lines: list[str], exc: Exception) -> str:
+    """Which row could not be written, and why: the first that cannot be encoded, else the batch."""
+    for row, line in zip(batch, lines, strict=True):
+        try:
+            line.encode("utf-8")
+        except UnicodeError:
+            return f"input line {row.line} was scored but cannot be written: {exc}"
+    where = f"line {batch[0].line}" if len(batch) == 1 else f"lines {batch[0].line}-{batch[-1].line}"
+    return (f"the rows of input {where} were scored but could not be written: {exc}; the rows before them are "
+            "kept: fix the cause and rerun the same command to resume")
 
 
 def _retry_errors(job: Job, source: Source, target: Target, scorer: Scorer) -> int:
@@ -573,7 +593,7 @@ def describe_spec(reward: Spec) -> str:
 
 
 def _line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
+    return json_text(record) + "\n"
 
 
 def _batched(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:

@@ -11,14 +11,22 @@ extension picks what the user gets at the end:
   input rows remain unscored (a ``--limit`` run), so a later run resumes from it;
 * ``-``, a pipe, a terminal or a device (``/dev/stdout``): written once, never read back,
   so no resume.
+
+Whatever text a row holds is written: every line is JSON made by :func:`json_text`, which keeps
+non-ASCII text as it is and escapes what UTF-8 cannot carry (a lone surrogate such as the
+``"\\ud800"`` a JSON input may hold) the way JSON does, so every format reads back the row it
+was given. What still cannot be written (a parquet column name UTF-8 cannot hold, a full disk)
+raises :class:`WriteError` naming the row.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import json
 import os
+import re
 import stat
 import sys
 from collections.abc import Iterator
@@ -34,11 +42,90 @@ STDOUT = "-"
 PART_SUFFIX = ".part.jsonl"
 # Verdict keys whose values vary in shape from row to row: stored as JSON text in parquet.
 VERDICT_JSON_KEYS = ("details", "components", "parts")
+# The verdict's text keys: JSON text too in a file where one holds what UTF-8 cannot (a lone surrogate).
+VERDICT_TEXT_KEYS = ("status", "feedback")
 CHUNK_ROWS = 8192
+# Lone surrogates: Python strings may hold them (JSON's "\ud800" escape decodes to one), UTF-8 cannot.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Escaped in every line written: lone surrogates, and the line breaks JSON leaves raw (U+2028, U+2029,
+# NEL), which str.splitlines and older JavaScript take for the end of a line.
+_ESCAPED = re.compile("[\ud800-\udfff\u2028\u2029\x85]")
 
 
 class OutputError(RewardsmithError, ValueError):
     """OUTPUT cannot be written as asked; the message says what to do instead."""
+
+
+class WriteError(RewardsmithError):
+    """A row was scored but could not be written (the message names its line): the CLI's exit 5.
+    The rows before it are kept, so a rerun resumes from it."""
+
+
+def json_text(value: Any) -> str:
+    """``value`` as one line of JSON that any UTF-8 file can hold.
+
+    Non-ASCII text stays readable (``ensure_ascii=False``); JSON escapes control characters and
+    NUL itself; a lone surrogate, which UTF-8 cannot encode, becomes JSON's ``\\udXXX`` escape,
+    which reads back as the same string, and so do the Unicode line breaks, so that any line
+    splitter sees one row per line. These characters only occur inside JSON strings, so escaping
+    them in the text is escaping them in those strings.
+
+    Two values JSON could hold but Python will not print come from verifiers, never from rows (the
+    readers refuse them): an integer of more than ``sys.get_int_max_str_digits()`` digits is written
+    as its text, and nesting near the recursion limit is written with more room.
+    """
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except RecursionError:
+        with _deeper():
+            text = json.dumps(value, ensure_ascii=False, default=str)
+    except ValueError:  # int_max_str_digits
+        with _deeper():
+            text = json.dumps(_long_ints_as_text(value), ensure_ascii=False, default=str)
+    return _ESCAPED.sub(_escape_char, text)
+
+
+@contextlib.contextmanager
+def _deeper() -> Iterator[None]:
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + 3000)  # a value as deep as the limit, walked with two frames a level
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _long_ints_as_text(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            str(value)
+        except ValueError:
+            return _int_text(value)
+        return value
+    if isinstance(value, dict):
+        return {k: _long_ints_as_text(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_long_ints_as_text(v) for v in value]
+    return value
+
+
+def _int_text(value: int) -> str:
+    """The decimal digits of an int too long for ``str`` (its limit lifted for this one call)."""
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return str(value)
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def utf8_ok(text: str) -> bool:
+    """Whether ``text`` can be stored as UTF-8 (holds no lone surrogate)."""
+    return _SURROGATE.search(text) is None
 
 
 @dataclass(frozen=True)
@@ -108,15 +195,30 @@ def open_stream(target: Target) -> Iterator[IO[str]]:
     """The stream to write lines to: stdout itself for ``-``, else the path opened for appending
     (never truncating: ``/dev/stdout`` may be a file the shell redirected to)."""
     if target.path is None:
-        yield sys.stdout
+        raw = getattr(sys.stdout, "buffer", None)
+        if raw is None:  # a replaced sys.stdout (a StringIO): text as it is
+            yield sys.stdout
+            sys.stdout.flush()
+            return
         sys.stdout.flush()
+        # UTF-8 whatever the locale's encoding (a latin-1 terminal cannot take every row)
+        out = io.TextIOWrapper(raw, encoding="utf-8", newline="\n", write_through=True)
+        try:
+            yield out
+        finally:
+            with contextlib.suppress(BrokenPipeError, ValueError):
+                out.flush()
+            out.detach()  # sys.stdout keeps its buffer
         return
     handle = target.path.open("a", encoding="utf-8")
     try:
         yield handle
-    finally:
-        with contextlib.suppress(BrokenPipeError):
+    except BaseException:  # what failed is reported; closing must not raise over it (a full /dev/full)
+        with contextlib.suppress(OSError):
             handle.close()
+        raise
+    with contextlib.suppress(BrokenPipeError):
+        handle.close()
 
 
 def remove_all(target: Target, *extra: Path) -> None:
@@ -166,7 +268,7 @@ def unpack(target: Target) -> None:
     assert target.path is not None and target.converted
     with replacing(target.work) as tmp, tmp.open("w", encoding="utf-8") as out:
         for row in open_source(target.path).rows():
-            out.write(json.dumps(row.data, ensure_ascii=False, default=str) + "\n")
+            out.write(json_text(row.data) + "\n")
 
 
 def read_output(target: Target) -> Iterator[dict[str, Any]]:
@@ -212,6 +314,10 @@ def write_parquet(records: Any, path: Path) -> None:
     ``components`` and ``parts``, whose shape varies by verifier: JSON text. The JSON columns
     are listed in the file's metadata, so rewardsmith reads the file back into the rows it wrote.
 
+    Parquet strings are UTF-8, so a column (or the verdict's ``status``/``feedback``) holding a
+    lone surrogate anywhere is JSON text too, where it is escaped. A column *name* UTF-8 cannot
+    hold has no place in Parquet: :class:`WriteError` names the row.
+
     A typed column must give back exactly what it was given, because the rows' fields are what a
     reward reads when the file is scored or trained on again. Arrow would not for two kinds of
     column, so those are JSON text too: one that some rows lack (a typed column has a null there,
@@ -230,6 +336,8 @@ def write_parquet(records: Any, path: Path) -> None:
         for row in chunk:
             for name in row:
                 having[name] = having.get(name, 0) + 1
+                if name not in types and not utf8_ok(name):
+                    raise WriteError(_unnamable(name, row))
         for name in _names(chunk):
             if name in fixed:
                 types[name] = fixed[name]
@@ -239,12 +347,25 @@ def write_parquet(records: Any, path: Path) -> None:
     for name, count in having.items():
         if count < rows and name not in fixed:
             types[name] = None
+    verdict_text: tuple[str, ...] = ()  # verdict keys written as JSON text beyond VERDICT_JSON_KEYS
     while True:
         try:
-            _write_parquet_pass(pa, pq, records(), path, types)
+            _write_parquet_pass(pa, pq, records(), path, types, verdict_text)
             return
         except _ColumnMismatch as exc:  # typed in pass one, yet a later value does not fit: JSON text
-            types[exc.column] = None
+            if exc.column == "verdict" and not verdict_text:
+                verdict_text = VERDICT_TEXT_KEYS
+            elif exc.column != "verdict" and types[exc.column] is not None:
+                types[exc.column] = None
+            else:  # JSON text always fits; a failure there is not the values' doing
+                raise WriteError(f"cannot write the parquet column {exc.column!r}: {exc.__cause__}") from exc
+
+
+def _unnamable(name: str, row: dict[str, Any]) -> str:
+    line = (row.get("verdict") or {}).get("line")
+    return (f"input line {line}: its field name {json_text(name)} holds a lone surrogate, which a parquet "
+            "column name (UTF-8) cannot; write .jsonl, .json or .jsonl.gz instead (JSON escapes it), or rename "
+            "the field")
 
 
 class _ColumnMismatch(Exception):
@@ -254,9 +375,9 @@ class _ColumnMismatch(Exception):
 
 
 def _write_parquet_pass(pa: Any, pq: Any, records: Iterator[dict[str, Any]], path: Path,
-                        types: dict[str, Any]) -> None:
+                        types: dict[str, Any], verdict_text: tuple[str, ...] = ()) -> None:
     json_columns = [name for name, kind in types.items() if kind is None]
-    json_columns += [f"verdict.{key}" for key in VERDICT_JSON_KEYS]
+    json_columns += [f"verdict.{key}" for key in (*VERDICT_JSON_KEYS, *verdict_text)]
     schema = pa.schema([pa.field(name, pa.string() if kind is None else kind) for name, kind in types.items()],
                        metadata={JSON_COLUMNS_KEY: json.dumps(json_columns).encode()})
     with pq.ParquetWriter(path, schema) as writer:
@@ -264,16 +385,23 @@ def _write_parquet_pass(pa: Any, pq: Any, records: Iterator[dict[str, Any]], pat
             arrays = []
             for name, kind in types.items():
                 if name == "verdict":
-                    arrays.append(pa.array([_verdict_record(row.get("verdict") or {}) for row in chunk], kind))
+                    try:
+                        arrays.append(pa.array([_verdict_record(row.get("verdict") or {}, verdict_text)
+                                                for row in chunk], kind))
+                    except UnicodeEncodeError as exc:
+                        raise _ColumnMismatch(name) from exc
                 elif kind is None:
-                    arrays.append(pa.array([_json(row[name]) if name in row else None for row in chunk], pa.string()))
+                    texts = [json_text(row[name]) if name in row else None for row in chunk]
+                    arrays.append(pa.array(texts, pa.string()))
                 else:
                     values = [row.get(name) for row in chunk]
                     try:
                         array = pa.array(values, kind)
-                    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
+                        kept = _kept(array, values)
+                    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeEncodeError,
+                            RecursionError) as exc:
                         raise _ColumnMismatch(name) from exc
-                    if not _kept(array, values):
+                    if not kept:
                         raise _ColumnMismatch(name)
                     arrays.append(array)
             writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
@@ -290,10 +418,10 @@ def verdict_type() -> Any:
     ])
 
 
-def _verdict_record(verdict: dict[str, Any]) -> dict[str, Any]:
+def _verdict_record(verdict: dict[str, Any], text: tuple[str, ...] = ()) -> dict[str, Any]:
     out = {k: verdict.get(k) for k in ("score", "correct", "status", "feedback", "elapsed_s", "line")}
-    for key in VERDICT_JSON_KEYS:
-        out[key] = _json(verdict[key]) if key in verdict else None
+    for key in (*VERDICT_JSON_KEYS, *text):
+        out[key] = json_text(verdict[key]) if key in verdict else None
     return out
 
 
@@ -301,9 +429,9 @@ def _column_type(pa: Any, values: list[Any]) -> Any:
     """The Arrow type these values share, or None (JSON text) when they share none Parquet can store."""
     try:
         array = pa.array(values)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        return array.type if _storable(pa, array.type) and _kept(array, values) else None
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeEncodeError, RecursionError):
         return None
-    return array.type if _storable(pa, array.type) and _kept(array, values) else None
 
 
 def _kept(array: Any, values: list[Any]) -> bool:
@@ -343,10 +471,6 @@ def _unify(pa: Any, a: Any, b: Any) -> Any:
     except (pa.ArrowInvalid, pa.ArrowTypeError, NotImplementedError):
         return None
     return kind if _storable(pa, kind) else None
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _names(chunk: list[dict[str, Any]]) -> list[str]:

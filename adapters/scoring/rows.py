@@ -205,11 +205,21 @@ def read_rows(path: str | Path, split: str | None = None) -> Iterator[Row]:
 
 
 def parse_line(number: int, line: str) -> Row:
+    """One JSONL line as a row; a line that is not JSON, or whose JSON Python cannot hold (an integer of
+    more than 4,300 digits, nesting deeper than the recursion limit), is a malformed row, never a crash."""
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         return Row(number, None, f"not valid JSON ({exc.msg} at column {exc.colno})", line.rstrip("\n"))
+    except ValueError as exc:  # int_max_str_digits
+        return Row(number, None, f"holds a number too long to read ({short_reason(exc)})", line.rstrip("\n"))
+    except RecursionError:
+        return Row(number, None, "nested too deeply to read", line.rstrip("\n"))
     return _as_row(number, data, line.rstrip("\n"))
+
+
+def short_reason(exc: Exception) -> str:
+    return str(exc).split(";")[0]
 
 
 def fingerprint(path: Path) -> str:

@@ -4,6 +4,10 @@ One line on stderr and no traceback for an unusable output path and for Ctrl-C; 
 terminal as OUTPUT is written, never read (it used to hang); a completion that is a number
 or a list of numbers, or missing, is `invalid_input` for its row while the run goes on; and a
 job whose batches are mostly invalid warns once, naming the missing field and `--field`.
+
+Issue 27 item 12: the Ctrl-C tests start their child with SIGINT at its default (a suite run as a
+background job inherits it ignored), and the CLI's choice under an inherited ignored SIGINT (it
+stays ignored; SIGTERM stops the job, which a rerun resumes) is tested too.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -144,9 +149,19 @@ SLOW_CLI = textwrap.dedent("""
 """)
 
 
-def interrupt_after(cmd: list[str], out: Path, rows: int, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run ``cmd``, send SIGINT (as Ctrl-C does) once ``out`` holds ``rows`` lines; its result."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def with_sigint(disposition: signal.Handlers) -> Callable[[], None]:
+    """A ``preexec_fn`` that starts the child with SIGINT at ``disposition``, whatever this process
+    inherited: pytest run as a background job of a script ignores SIGINT, and a child inherits that."""
+    return lambda: signal.signal(signal.SIGINT, disposition)
+
+
+def interrupt_after(cmd: list[str], out: Path, rows: int, timeout: float = 120,
+                    sigint: signal.Handlers = signal.SIG_DFL,
+                    sig: signal.Signals = signal.SIGINT) -> subprocess.CompletedProcess:
+    """Run ``cmd`` with SIGINT at ``sigint`` (default: as a terminal's foreground job has it), send it
+    ``sig`` (SIGINT: as Ctrl-C does) once ``out`` holds ``rows`` lines; its result."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=with_sigint(sigint))
     deadline = time.monotonic() + timeout
     try:
         while proc.poll() is None and time.monotonic() < deadline:
@@ -154,7 +169,7 @@ def interrupt_after(cmd: list[str], out: Path, rows: int, timeout: float = 120) 
                 break
             time.sleep(0.01)
         assert proc.poll() is None, "the job ended before it could be interrupted"
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
         proc.kill()
@@ -192,6 +207,40 @@ def test_ctrl_c_with_the_math_worker_pool_leaves_no_traceback(tmp_path):
     line = one_clean_line(result.stderr)
     assert line.startswith("rewardsmith: interrupted after ") and line.endswith("rerun the same command to resume")
     assert f"after {len(read_jsonl(out))} of 20000 rows" in line
+
+
+def slow_job(tmp_path: Path, n: int = 200) -> tuple[list[str], Path]:
+    script = tmp_path / "slow_cli.py"
+    script.write_text(SLOW_CLI)
+    src = write_jsonl(tmp_path / "in.jsonl", [{"completion": "c", "s": k / n} for k in range(n)])
+    out = tmp_path / "out.jsonl"
+    return [sys.executable, str(script), "score", str(src), "-o", str(out), "--reward", "test_slow_echo",
+            "--batch-size", "10", "--no-progress"], out
+
+
+@pytest.mark.slow
+def test_an_inherited_ignored_sigint_is_honoured_the_job_finishes(tmp_path):
+    """The documented choice: a job started with SIGINT ignored (`cmd &` in a script, nohup) keeps it
+    ignored, as the Unix convention for background jobs has it, and finishes."""
+    cmd, out = slow_job(tmp_path, n=60)
+    result = interrupt_after(cmd, out, rows=10, sigint=signal.SIG_IGN)
+    assert result.returncode == 0, result.stderr
+    assert "interrupted" not in result.stderr
+    assert [row["reward"] for row in read_jsonl(out)] == [k / 60 for k in range(60)]
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_job_and_the_rerun_finishes_it_exactly(tmp_path):
+    """How to stop a job that ignores SIGINT: SIGTERM; the rows written are kept and a rerun resumes."""
+    cmd, out = slow_job(tmp_path)
+    result = interrupt_after(cmd, out, rows=20, sigint=signal.SIG_IGN, sig=signal.SIGTERM)
+    assert result.returncode == -signal.SIGTERM
+    written = out.read_bytes().count(b"\n")  # whole lines: a torn last one is cut by the rerun
+    assert 20 <= written < 200
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert f"{written} resumed" in again.stdout
+    assert [row["reward"] for row in read_jsonl(out)] == [k / 200 for k in range(200)]
 
 
 # -- rows that cannot be judged -------------------------------------------------------------

@@ -180,7 +180,7 @@ def test_retry_errors_needs_an_output_and_contradicts_overwrite(tmp_path, capsys
 def test_help_names_every_exit_status_and_new_option():
     text = subprocess.run([sys.executable, "-m", "rewardsmith.adapters.cli", "score", "--help"],
                           capture_output=True, text=True, timeout=60).stdout
-    for needle in ("exit status", "  0 ", "  2 ", "  3 ", "  4 ", "  130 ", "  141 ", "--fail-on", "--max-error-rate",
-                   "--retry-errors", "--field", "--split", "--limit", "OUTPUT.rewardsmith.json", ".parquet",
-                   ".jsonl.gz", "save_to_disk"):
+    for needle in ("exit status", "  0 ", "  2 ", "  3 ", "  4 ", "  5 ", "  130 ", "  141 ", "--fail-on",
+                   "--max-error-rate", "--retry-errors", "--field", "--split", "--limit", "OUTPUT.rewardsmith.json",
+                   ".parquet", ".jsonl.gz", "save_to_disk"):
         assert needle in text, needle
