@@ -112,6 +112,36 @@ class ModelMeta:
         return cls(**known)
 
 
+def model_folder(path: str | Path) -> Path:
+    """The saved reward model at ``path``: ``path`` itself when it holds ``rewardsmith.json``, or
+    the ``model/`` of a ``train orm|prm`` run folder; :class:`ModelLoadError` saying which two it
+    looked for and what it found otherwise."""
+    folder = Path(path)
+    if (folder / META_FILE).is_file():
+        return folder
+    if (folder / "model" / META_FILE).is_file():
+        return folder / "model"
+    if not folder.exists():
+        found = "it does not exist"
+    elif not folder.is_dir():
+        found = "it is a file"
+    else:
+        names = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
+        run_signs = [n for n in ("log.jsonl", "checkpoints/", "result.json", "model/") if n in names]
+        if run_signs:
+            found = (f"it is a run folder ({', '.join(run_signs)}) without a saved model: the run has not finished "
+                     "(rerun the same `rewardsmith train` command to resume it)")
+        elif "config.json" in names:
+            found = (f"it is a model folder without {META_FILE} (a base model, not one `rewardsmith train orm|prm` "
+                     "saved)")
+        else:
+            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+            found = f"it holds {shown}" if names else "it is empty"
+    raise ModelLoadError(
+        f"{folder} is not a reward model: looked for a model folder ({folder / META_FILE}) or a run folder of "
+        f"`rewardsmith train orm|prm` ({folder / 'model' / META_FILE}), but {found}")
+
+
 class RewardModel:
     """A saved reward model, loaded once per process per (path, device, dtype)."""
 

@@ -96,27 +96,36 @@ def best_threshold(step_scores: Sequence[Sequence[float]], truth: Sequence[int],
     return best
 
 
-def best_of_n(groups: Mapping[Any, Sequence[tuple[float, bool, str | None]]]) -> dict[str, float]:
+def best_of_n(groups: Mapping[Any, Sequence[tuple[float, bool, str | None]]]) -> dict[str, Any]:
     """RM@N beside majority@N and pass@N over groups of ``(rm score, correct, final answer)``.
 
-    RM@N: the highest-scored completion is correct. maj@N: the most frequent final answer (ties
-    broken by first occurrence; completions without an answer do not vote) is a correct one.
-    pass@N: any completion is correct (the ceiling any selector can reach). Also ``random``:
-    the expected accuracy of picking one completion at random (the floor)."""
+    RM@N: the highest-scored completion is correct. majority@N: the most frequent final answer
+    (ties broken by first occurrence; completions without an answer do not vote, and a group
+    where none has one counts as a miss) is a correct one; absent when no completion has a final
+    answer (voting is impossible, which is not a score of 0). pass@N: any completion is correct
+    (the ceiling any selector can reach). random: the expected accuracy of picking one completion
+    at random (the floor). ``n_min``/``n_max``: completions per group; ``answered``: completions
+    with a final answer."""
     rm = maj = any_ok = rand = 0.0
+    answered = 0
     for members in groups.values():
         best = max(range(len(members)), key=lambda i: members[i][0])
         rm += members[best][1]
         any_ok += any(m[1] for m in members)
         rand += sum(m[1] for m in members) / len(members)
         votes = Counter(m[2] for m in members if m[2] is not None)
+        answered += votes.total()
         if votes:
             top = max(votes.values())
             winner = next(m[2] for m in members if m[2] is not None and votes[m[2]] == top)
             maj += any(m[1] for m in members if m[2] == winner)
     n = len(groups) or 1
-    return {"rm_at_n": rm / n, "majority_at_n": maj / n, "pass_at_n": any_ok / n, "random": rand / n,
-            "groups": len(groups)}
+    sizes = [len(m) for m in groups.values()] or [0]
+    out: dict[str, Any] = {"rm_at_n": rm / n, "pass_at_n": any_ok / n, "random": rand / n, "groups": len(groups),
+                           "n_min": min(sizes), "n_max": max(sizes), "answered": answered}
+    if answered:
+        out["majority_at_n"] = maj / n
+    return out
 
 
 def mean_of(values: Sequence[float]) -> float | None:
@@ -138,3 +147,76 @@ def by_group(keys: Sequence[Any], values: Sequence[Any]) -> dict[Any, list[Any]]
         out.setdefault(key, []).append(value)
     return out
 
+
+
+# --------------------------------------------------------------------------- trivial baselines
+#
+# A figure means little alone: a reward model that learned "longer is better" or "the last step
+# is the wrong one" scores well on data where that happens to hold. Each baseline below scores
+# the same rows with one trivial feature (completion length, number of steps, step position) in
+# whichever direction does better on these rows, so a model that does not beat it has learned
+# nothing the feature does not already tell.
+
+
+def baseline_auroc(labels: Sequence[float], feature: Sequence[float]) -> dict[str, Any] | None:
+    """AUROC of ``feature`` used as the score, in the better direction: ``{"value", "direction"}``
+    (``higher``: a larger feature scores as more likely correct; ``lower``: a smaller one). None
+    when the AUROC is undefined (one class only) or the feature is the same everywhere (it then
+    tells nothing, and 0.5 would only look like a baseline)."""
+    if len(set(feature)) < 2:
+        return None
+    value = auroc(labels, feature)
+    if value is None:
+        return None
+    return {"value": value, "direction": "higher"} if value >= 0.5 else {"value": 1.0 - value, "direction": "lower"}
+
+
+def baseline_pairwise_accuracy(chosen: Sequence[float], rejected: Sequence[float]) -> dict[str, Any] | None:
+    """Pairwise accuracy of a feature (a tie counts as wrong), in the better direction."""
+    if len(set(chosen) | set(rejected)) < 2:
+        return None
+    higher = pairwise_accuracy(chosen, rejected)
+    lower = pairwise_accuracy([-c for c in chosen], [-r for r in rejected])
+    if higher is None or lower is None:
+        return None
+    return {"value": higher, "direction": "higher"} if higher >= lower else {"value": lower, "direction": "lower"}
+
+
+def baseline_f1(step_features: Sequence[Sequence[float | None]], truth: Sequence[int],
+                candidates: int = 64) -> dict[str, Any] | None:
+    """ProcessBench first-error F1 of a rule on one feature per step: the first step whose feature
+    is at or past a threshold is the first wrong one (-1 when none is); a step whose feature is None
+    is never flagged. The threshold (out of up to ``candidates`` quantiles of the feature) and the
+    direction (``higher``: flag large values; ``lower``: small ones) are the best on these rows, so
+    the figure is the most the rule can reach here. ``{"value", "direction", "threshold"}``, or None
+    when the feature is constant."""
+    values = sorted({v for row in step_features for v in row if v is not None})
+    if len(values) < 2:
+        return None
+    step = max(1, len(values) // candidates)
+    grid = values[::step] + [values[-1]]
+    best: dict[str, Any] | None = None
+    for direction, sign in (("higher", 1.0), ("lower", -1.0)):
+        for threshold in grid:
+            predicted = [next((i for i, v in enumerate(row) if v is not None and sign * v >= sign * threshold), -1)
+                         for row in step_features]
+            f1 = processbench_f1(predicted, truth)["f1"]
+            if best is None or f1 > best["value"]:
+                best = {"value": f1, "direction": direction, "threshold": threshold}
+    return best
+
+
+def judge_against(name: str, value: float | None, baselines: Mapping[str, Mapping[str, Any] | None],
+                  chance: float | None = None) -> list[str]:
+    """What a reader must know about ``value``: below ``chance``, or not above the best baseline."""
+    if value is None:
+        return []
+    flags = []
+    if chance is not None and value < chance:
+        flags.append(f"{name} {value:.3f} is below chance ({chance:.1f})")
+    known = {k: v["value"] for k, v in baselines.items() if v is not None}
+    if known:
+        best = max(known, key=lambda k: known[k])
+        if value <= known[best]:
+            flags.append(f"{name} {value:.3f} does not beat the {best} baseline ({known[best]:.3f})")
+    return flags

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.adapters.reports.table import grid, number
 from rewardsmith.adapters.scoring.rows import read_rows
 from rewardsmith.verifiers.core import MISSING, lookup
 
@@ -138,7 +139,7 @@ def plot_reliability(path: Path, report: dict[str, Any]) -> None:
         top.set_title(
             f"Reliability ({report['n_bins']} {report['strategy']} bins, n={report['used']})\n"
             f"ECE {report['ece']:.3f} · MCE {report['mce']:.3f} · Brier {report['brier']:.3f} · "
-            f"AUROC {_fmt(report['auroc'])}",
+            f"AUROC {number(report['auroc'])}",
             fontsize=10,
         )
         top.grid(alpha=0.3)
@@ -153,10 +154,6 @@ def plot_reliability(path: Path, report: dict[str, Any]) -> None:
         plt.close(fig)
 
 
-def _fmt(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
 def format_report(report: dict[str, Any], title: str) -> str:
     """The table the command prints."""
     skipped = ", ".join(f"{n} {reason.replace('_', ' ')}" for reason, n in report["skipped_by_reason"].items())
@@ -164,21 +161,17 @@ def format_report(report: dict[str, Any], title: str) -> str:
         title,
         f"  rows             {report['rows']}  ({report['used']} used, {report['skipped']} skipped"
         + (f": {skipped}" if skipped else "") + ")",
-        f"  accuracy         {_fmt(report['accuracy'])}   mean confidence {_fmt(report['mean_confidence'])}",
-        f"  Brier            {_fmt(report['brier'])}",
-        f"  ECE              {_fmt(report['ece'])}  ({report['n_bins']} {report['strategy']} bins;"
-        f" uniform {_fmt(report['ece_uniform'])}, quantile {_fmt(report['ece_quantile'])})",
-        f"  MCE              {_fmt(report['mce'])}",
-        f"  AUROC            {_fmt(report['auroc'])}",
+        f"  accuracy         {number(report['accuracy'])}   mean confidence {number(report['mean_confidence'])}",
+        f"  Brier            {number(report['brier'])}",
+        f"  ECE              {number(report['ece'])}  ({report['n_bins']} {report['strategy']} bins;"
+        f" uniform {number(report['ece_uniform'])}, quantile {number(report['ece_quantile'])})",
+        f"  MCE              {number(report['mce'])}",
+        f"  AUROC            {number(report['auroc'])}",
         "",
-        f"  {'bin':>15}  {'count':>6}  {'mean conf':>9}  {'observed':>8}  {'gap':>6}",
     ]
-    for b in report["bins"]:
-        span = f"[{b['lower']:.3f}, {b['upper']:.3f}]"
-        lines.append(
-            f"  {span:>15}  {b['count']:>6}  {_fmt(b['mean_predicted']):>9}  "
-            f"{_fmt(b['observed_frequency']):>8}  {_fmt(b['gap']):>6}"
-        )
+    bins = [[f"[{b['lower']:.3f}, {b['upper']:.3f}]", str(b["count"]), number(b["mean_predicted"]),
+             number(b["observed_frequency"]), number(b["gap"])] for b in report["bins"]]
+    lines += grid(["bin", "count", "mean conf", "observed", "gap"], bins, ">>>>>")
     return "\n".join(lines)
 
 

@@ -35,6 +35,7 @@ from typing import IO, Any
 
 from rewardsmith.adapters.fields import row_sample
 from rewardsmith.adapters.health import InputHealth, missing_fields
+from rewardsmith.adapters.reports.table import number
 from rewardsmith.adapters.scoring.outputs import (
     Target,
     WriteError,
@@ -612,17 +613,13 @@ def _progress(total: int | None, done: int, enabled: bool, desc: str = "scoring"
 
 def format_summary(summary: Summary, title: str) -> str:
     """The table printed at the end of a job."""
-
-    def num(value: float | None, digits: int = 3) -> str:
-        return "n/a" if value is None else f"{value:.{digits}f}"
-
     statuses = " · ".join(f"{name} {count}" for name, count in summary.statuses.most_common())
     done = f"{summary.resumed} resumed" + (f", {summary.retried} retried" if summary.retried else "")
     lines = [
         title,
         f"  rows          {summary.rows}  ({done}, {summary.malformed} malformed)",
-        f"  mean reward   {num(summary.mean_reward)}  (over {summary.rewarded} rows with a reward)",
-        f"  accuracy      {num(summary.accuracy)}  ({summary.correct}/{summary.judged})",
+        f"  mean reward   {number(summary.mean_reward)}  (over {summary.rewarded} rows with a reward)",
+        f"  accuracy      {number(summary.accuracy)}  ({summary.correct}/{summary.judged})",
         f"  status        {statuses or '-'}",
     ]
     if summary.invalid:
