@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from rewardsmith.reward_models import metrics
 from rewardsmith.reward_models.data import Pair, Point, Stepwise, from_processbench, load_examples, require_examples
-from rewardsmith.reward_models.inference import RewardModel, sigmoid
+from rewardsmith.reward_models.inference import RewardModel, model_folder, sigmoid
 from rewardsmith.reward_models.steps import StepSplitter
 
 Reader = Callable[[str], Iterator[tuple[int, Any]]]
@@ -45,8 +46,13 @@ def read_examples(path: str, read: Reader, kinds: Sequence[str] = ("pairwise", "
 def evaluate_files(model: str, paths: Sequence[str], *, threshold_data: str | None = None,
                    threshold: float | None = None, output: Path | None = None, device: str = "auto",
                    batch_size: int = 32, read: Reader) -> dict[str, Any]:
-    rm = RewardModel.get(model, device)
-    report: dict[str, Any] = {"model": model, "kind": rm.meta.kind, "files": {}}
+    """The report of the reward model at ``model`` (its folder, or the run folder holding it) on
+    each file of ``paths``: per file the metrics its rows allow, each AUROC and F1 with its trivial
+    baselines (``baselines``) and what a reader must know (``flags``: below chance, not above the
+    best baseline). Written to ``output/metrics.json`` (with the plots) when given."""
+    folder = model_folder(model)
+    rm = RewardModel.get(folder, device)
+    report: dict[str, Any] = {"model": str(folder), "kind": rm.meta.kind, "files": {}}
     if rm.meta.kind == "prm":
         if threshold is None and threshold_data is not None:
             loaded, _ = read_examples(threshold_data, read, ("stepwise",))
@@ -60,8 +66,10 @@ def evaluate_files(model: str, paths: Sequence[str], *, threshold_data: str | No
     for path in paths:
         loaded, raw = read_examples(path, read)
         name = Path(path).stem
-        result: dict[str, Any] = {"rows": len(loaded.examples), "skipped": len(loaded.problems)}
         first = loaded.examples[0]
+        form = "pairwise" if isinstance(first, Pair) else "pointwise" if isinstance(first, Point) else "stepwise"
+        result: dict[str, Any] = {"file": str(path), "form": form, "rows": len(loaded.examples),
+                                  "skipped": len(loaded.problems)}
         if isinstance(first, Pair):
             result.update(_pairwise(rm, loaded.examples, batch_size, plots, name))
         elif isinstance(first, Point):
@@ -80,6 +88,16 @@ def evaluate_files(model: str, paths: Sequence[str], *, threshold_data: str | No
     return report
 
 
+def _judged(out: dict[str, Any], key: str, value: float | None, baselines: dict[str, dict[str, Any] | None],
+            chance: float | None = None) -> None:
+    """Put the baselines that exist for the figure ``key`` beside it, and its flags."""
+    kept = {name: b for name, b in baselines.items() if b is not None}
+    out.setdefault("baselines", {})[key] = kept
+    flags = metrics.judge_against(value, kept, chance)
+    if flags:
+        out.setdefault("flags", {})[key] = flags
+
+
 # --------------------------------------------------------------------------- ORM
 
 
@@ -88,17 +106,29 @@ def _orm_probs(rm: RewardModel, rows: Sequence[tuple[Any, Any]], batch_size: int
     return [0.0 if isinstance(v, Exception) else sigmoid(v[0]) for v in rm.logits(rows, batch_size)]
 
 
+def _outcome_baselines(rm: RewardModel, texts: Sequence[Any], labels: Sequence[float]) -> dict[str, Any]:
+    """Length (characters) and number of steps (the model's separator) as the score."""
+    split = StepSplitter(rm.meta.separator).split
+    return {"length": metrics.baseline_auroc(labels, [len(_text(t)) for t in texts]),
+            "steps": metrics.baseline_auroc(labels, [len(split(_text(t))) for t in texts])}
+
+
 def _pairwise(rm: RewardModel, pairs: Sequence[Pair], batch_size: int, plots: dict[str, Any],
               name: str) -> dict[str, Any]:
     chosen = _orm_probs(rm, [(p.prompt, p.chosen) for p in pairs], batch_size)
     rejected = _orm_probs(rm, [(p.prompt, p.rejected) for p in pairs], batch_size)
-    length_c = [len(_text(p.chosen)) for p in pairs]
-    length_r = [len(_text(p.rejected)) for p in pairs]
+    split = StepSplitter(rm.meta.separator).split
     plots[f"{name}: chosen vs rejected"] = ("hist", {"chosen": chosen, "rejected": rejected})
-    return {"pairwise_accuracy": metrics.pairwise_accuracy(chosen, rejected),
-            "auroc": metrics.auroc([1.0] * len(chosen) + [0.0] * len(rejected), chosen + rejected),
-            "length_only_auroc": metrics.auroc([1.0] * len(chosen) + [0.0] * len(rejected), length_c + length_r),
-            "length_only_pairwise_accuracy": metrics.pairwise_accuracy(length_c, length_r)}
+    out = {"pairwise_accuracy": metrics.pairwise_accuracy(chosen, rejected),
+           "auroc": metrics.auroc([1.0] * len(chosen) + [0.0] * len(rejected), chosen + rejected)}
+    _judged(out, "pairwise_accuracy", out["pairwise_accuracy"], {
+        "length": metrics.baseline_pairwise_accuracy([len(_text(p.chosen)) for p in pairs],
+                                                     [len(_text(p.rejected)) for p in pairs]),
+        "steps": metrics.baseline_pairwise_accuracy([len(split(_text(p.chosen))) for p in pairs],
+                                                    [len(split(_text(p.rejected))) for p in pairs])}, 0.5)
+    _judged(out, "auroc", out["auroc"], _outcome_baselines(
+        rm, [p.chosen for p in pairs] + [p.rejected for p in pairs], [1.0] * len(pairs) + [0.0] * len(pairs)), 0.5)
+    return out
 
 
 def _pointwise(rm: RewardModel, points: Sequence[Point], raw: dict[int, Any], batch_size: int,
@@ -110,9 +140,10 @@ def _pointwise(rm: RewardModel, points: Sequence[Point], raw: dict[int, Any], ba
                                                   "label 0": [s for s, y in pairs if y < 0.5]})
     out: dict[str, Any] = {"auroc": metrics.auroc(labels, probs),
                            "accuracy": metrics.mean_of([float((s >= 0.5) == (y >= 0.5))
-                                                        for s, y in zip(probs, labels, strict=True)]),
-                           "length_only_auroc": metrics.auroc(labels, [len(_text(p.completion)) for p in points])}
-    groups = _groups([(json.dumps(p.prompt, sort_keys=True), s, p.label >= 0.5, final_answer(raw.get(p.line), p))
+                                                        for s, y in zip(probs, labels, strict=True)])}
+    _judged(out, "auroc", out["auroc"], _outcome_baselines(rm, [p.completion for p in points], labels), 0.5)
+    groups = _groups([(json.dumps(p.prompt, sort_keys=True), s, p.label >= 0.5,
+                       final_answer(raw.get(p.line), _text(p.completion)))
                       for p, s in zip(points, probs, strict=True)])
     if groups:
         out["best_of_n"] = metrics.best_of_n(groups)
@@ -125,10 +156,14 @@ def _orm_on_steps(rm: RewardModel, rows: Sequence[Stepwise], batch_size: int) ->
     join = StepSplitter(rm.meta.separator).join
     probs = _orm_probs(rm, [(r.prompt, join(r.steps)) for r in rows], batch_size)
     labels = [float(_first_error(r) < 0) for r in rows]
-    return {"auroc": metrics.auroc(labels, probs)}
+    out = {"auroc": metrics.auroc(labels, probs)}
+    _judged(out, "auroc", out["auroc"], {
+        "length": metrics.baseline_auroc(labels, [len(join(r.steps)) for r in rows]),
+        "steps": metrics.baseline_auroc(labels, [len(r.steps) for r in rows])}, 0.5)
+    return out
 
 
-def final_answer(row: Any, example: Point) -> str | None:
+def final_answer(row: Any, text: str) -> str | None:
     """The answer a completion gave, for majority voting: the scoring job's extraction when the
     row carries one, else the math extractor's reading of the text."""
     if isinstance(row, dict):
@@ -138,7 +173,7 @@ def final_answer(row: Any, example: Point) -> str | None:
     from rewardsmith.verifiers.math.extract import extract_answer
 
     try:
-        found = extract_answer(_text(example.completion))
+        found = extract_answer(text)
     except Exception:  # an answer the extractor cannot read does not vote
         return None
     return _normal(found.text) if found is not None else None
@@ -163,30 +198,63 @@ def _first_error(row: Stepwise) -> int:
     return next((i for i, v in enumerate(row.labels) if v < 0.5), -1)
 
 
+def _step_features(rows: Sequence[Stepwise], separator: str) -> dict[str, list[list[float | None]]]:
+    """Per step of each row, the trivial features the PRM baselines score with: ``position`` (the
+    step's index) and ``length`` (characters of the solution up to and including the step)."""
+    position: list[list[float | None]] = []
+    length: list[list[float | None]] = []
+    for row in rows:
+        position.append([float(i) for i in range(len(row.steps))])
+        length.append([float(v) for v in accumulate(len(s) + (len(separator) if i else 0)
+                                                    for i, s in enumerate(row.steps))])
+    return {"length": length, "position": position}
+
+
 def _stepwise(rm: RewardModel, rows: Sequence[Stepwise], threshold: float, batch_size: int,
               plots: dict[str, Any], name: str) -> dict[str, Any]:
     probs = _step_probs(rm, rows, batch_size)
     truth = [_first_error(r) for r in rows]
     out = metrics.step_metrics(probs, [list(r.labels) for r in rows], threshold)
+    features = _step_features(rows, rm.meta.separator)
+    flat_y = [y for r in rows for y in r.labels]
+    counts = [[float(len(r.steps))] * len(r.steps) for r in rows]
+    _judged(out, "step_auroc", out["step_auroc"], {
+        "length": metrics.baseline_auroc(flat_y, [v for row in features["length"] for v in row]),
+        "steps": metrics.baseline_auroc(flat_y, [v for row in counts for v in row]),
+        "position": metrics.baseline_auroc(flat_y, [v for row in features["position"] for v in row])}, 0.5)
+    last_only: list[list[float | None]] = [[None] * (len(r.steps) - 1) + [float(len(r.steps))] for r in rows]
     subsets: dict[str, list[int]] = {}
     for i, row in enumerate(rows):
         subsets.setdefault(row.subset or name, []).append(i)
-    out["processbench"] = {
-        subset: metrics.processbench_f1([metrics.first_error(probs[i], threshold) for i in members],
-                                        [truth[i] for i in members])
-        for subset, members in subsets.items()}
+    out["processbench"] = {}
+    for subset, members in subsets.items():
+        result = metrics.processbench_f1([metrics.first_error(probs[i], threshold) for i in members],
+                                         [truth[i] for i in members])
+        out["processbench"][subset] = result
+        mine = [truth[i] for i in members]
+        _judged(out, f"processbench/{subset}", result["f1"], {
+            "length": metrics.baseline_f1([features["length"][i] for i in members], mine),
+            "steps": metrics.baseline_f1([last_only[i] for i in members], mine),
+            "position": metrics.baseline_f1([features["position"][i] for i in members], mine)})
     out["f1_by_threshold"] = {t: metrics.processbench_f1([metrics.first_error(p, t) for p in probs], truth)["f1"]
                               for t in metrics.THRESHOLDS}
-    out["outcome_auroc"] = {how: metrics.auroc([float(t < 0) for t in truth],
-                                               [metrics.aggregate(p, how) for p in probs])
-                            for how in metrics.AGGREGATIONS}
+    outcome = [float(t < 0) for t in truth]
+    join = StepSplitter(rm.meta.separator).join
+    outcome_baselines = {"length": metrics.baseline_auroc(outcome, [len(join(r.steps)) for r in rows]),
+                         "steps": metrics.baseline_auroc(outcome, [len(r.steps) for r in rows])}
+    out["outcome_auroc"] = {}
+    for how in metrics.AGGREGATIONS:
+        value = metrics.auroc(outcome, [metrics.aggregate(p, how) for p in probs])
+        out["outcome_auroc"][how] = value
+        _judged(out, f"outcome_auroc/{how}", value, outcome_baselines, 0.5)
     plots[f"{name}: first-error F1 by threshold"] = ("line", out["f1_by_threshold"], threshold)
     keys = [json.dumps(r.prompt, sort_keys=True) for r in rows]
     if len(set(keys)) < len(keys):
+        answers = [final_answer(None, join(r.steps)) for r in rows]
         out["best_of_n"] = {}
         for how in metrics.AGGREGATIONS:
-            groups = _groups([(k, metrics.aggregate(p, how), t < 0, None)
-                              for k, p, t in zip(keys, probs, truth, strict=True)])
+            groups = _groups([(k, metrics.aggregate(p, how), t < 0, a)
+                              for k, p, t, a in zip(keys, probs, truth, answers, strict=True)])
             out["best_of_n"][how] = metrics.best_of_n(groups)
     return out
 

@@ -13,8 +13,9 @@ from typing import Any
 
 from rewardsmith.verifiers.reward_model import AGGREGATIONS, aggregate
 
-__all__ = ["AGGREGATIONS", "THRESHOLDS", "aggregate", "auroc", "best_of_n", "best_threshold", "by_group",
-           "first_error", "mean_of", "pairwise_accuracy", "processbench_f1", "step_metrics"]
+__all__ = ["AGGREGATIONS", "THRESHOLDS", "aggregate", "auroc", "baseline_auroc", "baseline_f1",
+           "baseline_pairwise_accuracy", "best_of_n", "best_threshold", "by_group", "first_error", "judge_against",
+           "mean_of", "pairwise_accuracy", "processbench_f1", "step_metrics"]
 
 
 def auroc(labels: Sequence[float], scores: Sequence[float]) -> float | None:
@@ -172,13 +173,14 @@ def baseline_auroc(labels: Sequence[float], feature: Sequence[float]) -> dict[st
 
 
 def baseline_pairwise_accuracy(chosen: Sequence[float], rejected: Sequence[float]) -> dict[str, Any] | None:
-    """Pairwise accuracy of a feature (a tie counts as wrong), in the better direction."""
-    if len(set(chosen) | set(rejected)) < 2:
+    """Pairwise accuracy of choosing by a feature (the larger, or the smaller: whichever does
+    better), a tie broken at random (it counts ½). None when every pair ties (it tells nothing)."""
+    pairs = list(zip(chosen, rejected, strict=True))
+    if not pairs or all(c == r for c, r in pairs):
         return None
-    higher = pairwise_accuracy(chosen, rejected)
-    lower = pairwise_accuracy([-c for c in chosen], [-r for r in rejected])
-    if higher is None or lower is None:
-        return None
+    ties = sum(c == r for c, r in pairs) / 2
+    higher = (sum(c > r for c, r in pairs) + ties) / len(pairs)
+    lower = (sum(c < r for c, r in pairs) + ties) / len(pairs)
     return {"value": higher, "direction": "higher"} if higher >= lower else {"value": lower, "direction": "lower"}
 
 
@@ -194,7 +196,7 @@ def baseline_f1(step_features: Sequence[Sequence[float | None]], truth: Sequence
     if len(values) < 2:
         return None
     step = max(1, len(values) // candidates)
-    grid = values[::step] + [values[-1]]
+    grid = [*values[::step], values[-1]]
     best: dict[str, Any] | None = None
     for direction, sign in (("higher", 1.0), ("lower", -1.0)):
         for threshold in grid:
@@ -206,17 +208,17 @@ def baseline_f1(step_features: Sequence[Sequence[float | None]], truth: Sequence
     return best
 
 
-def judge_against(name: str, value: float | None, baselines: Mapping[str, Mapping[str, Any] | None],
+def judge_against(value: float | None, baselines: Mapping[str, Mapping[str, Any]],
                   chance: float | None = None) -> list[str]:
-    """What a reader must know about ``value``: below ``chance``, or not above the best baseline."""
+    """What a reader must know about ``value``: below ``chance``, or not above the best baseline
+    (a tie does not beat it). Short phrases, shown beside the figure."""
     if value is None:
         return []
     flags = []
     if chance is not None and value < chance:
-        flags.append(f"{name} {value:.3f} is below chance ({chance:.1f})")
-    known = {k: v["value"] for k, v in baselines.items() if v is not None}
-    if known:
-        best = max(known, key=lambda k: known[k])
-        if value <= known[best]:
-            flags.append(f"{name} {value:.3f} does not beat the {best} baseline ({known[best]:.3f})")
+        flags.append(f"below chance ({chance:g})")
+    if baselines:
+        best = max(baselines, key=lambda k: baselines[k]["value"])
+        if value <= baselines[best]["value"]:
+            flags.append(f"does not beat the {best} baseline ({baselines[best]['value']:.3f})")
     return flags

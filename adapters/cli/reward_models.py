@@ -173,7 +173,7 @@ def add_parsers(sub: Any) -> None:
                               description="Evaluate a trained reward model.", epilog=EVAL_EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     evaluate.add_argument("what", choices=["rm"])
-    evaluate.add_argument("model", help="a model directory saved by `rewardsmith train`")
+    evaluate.add_argument("model", help="a `rewardsmith train orm|prm` run folder (-o of train) or its model/")
     evaluate.add_argument("--data", action="append", required=True, metavar="FILE", help="rows to evaluate on")
     evaluate.add_argument("--threshold-data", default=None, metavar="FILE",
                           help="PRM: stepwise rows the first-error threshold is chosen on (a declared split)")
@@ -479,6 +479,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    from rewardsmith.adapters.reports.rm_eval import format_eval
     from rewardsmith.adapters.scoring.rows import InputError
     from rewardsmith.reward_models.data import DataError
     from rewardsmith.reward_models.evaluate import evaluate_files
@@ -490,7 +491,7 @@ def _eval(args: argparse.Namespace) -> int:
                                 batch_size=args.batch_size, read=numbered_rows)
     except (ModelLoadError, DataError, InputError, ValueError) as exc:
         return _fail(str(exc))
-    print(json.dumps(report, indent=2, default=str))
-    if args.output:
-        _say(f"report: {args.output}/metrics.json")
+    print(format_eval(report))
+    _say(f"report: {args.output}/metrics.json and report.png" if args.output
+         else "give -o DIR to keep these figures as DIR/metrics.json (with plots)")
     return 0
