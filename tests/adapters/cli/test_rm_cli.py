@@ -146,7 +146,7 @@ def test_eval_reports_each_kind_of_row(trained, synthetic_files, tmp_path):
                  "--data", str(synthetic_files / "points.jsonl"), "-o", str(report)]) == 0
     metrics = json.loads((report / "metrics.json").read_text())
     pairs, points = metrics["files"]["pairs"], metrics["files"]["points"]
-    assert 0 <= pairs["pairwise_accuracy"] <= 1 and "length_only_auroc" in pairs
+    assert 0 <= pairs["pairwise_accuracy"] <= 1 and set(pairs["baselines"]["auroc"]) == {"length", "steps"}
     assert points["best_of_n"]["groups"] == 12 and points["best_of_n"]["pass_at_n"] == 1.0
     assert (report / "report.png").stat().st_size > 1000
     report = tmp_path / "prm-report"
@@ -158,6 +158,65 @@ def test_eval_reports_each_kind_of_row(trained, synthetic_files, tmp_path):
     assert steps["processbench"]["steps"]["n_error"] == 12 and "threshold_chosen_on" in metrics
     f1 = steps["processbench"]["steps"]["f1"]
     assert f1 == pytest.approx(metrics["threshold_chosen_on"]["f1"])  # chosen on the same rows here
+    assert set(steps["baselines"]["step_auroc"]) == {"length", "steps", "position"}
+    assert set(steps["baselines"]["processbench/steps"]) == {"length", "steps", "position"}
+    assert set(steps["baselines"]["outcome_auroc/min"]) == {"length", "steps"}
+    assert "majority_at_n" in steps["best_of_n"]["min"]  # the synthetic solutions state their answers
+
+
+def length_tells_all(path, prompts=6):
+    """Pointwise rows where the label is exactly "the longer completion" and no completion states
+    an answer: the length baseline's AUROC is 1 and majority voting has nothing to count."""
+    long = "We work through every part of it slowly and check each line twice before we stop here."
+    rows = [{"prompt": f"question {i}?", "completion": text, "label": label}
+            for i in range(prompts) for text, label in ((long, 1), ("No idea.", 0))]
+    return write_jsonl(path, rows)
+
+
+def test_eval_table_shows_a_model_that_does_not_beat_the_length_baseline(trained, tmp_path, capsys):
+    data = length_tells_all(tmp_path / "points.jsonl")
+    report = tmp_path / "report"
+    assert main(["eval", "rm", str(trained / "orm"), "--data", str(data), "-o", str(report)]) == 0
+    out = capsys.readouterr().out
+    result = json.loads((report / "metrics.json").read_text())["files"]["points"]
+    assert result["baselines"]["auroc"]["length"] == {"value": 1.0, "direction": "higher"}
+    assert "does not beat the length baseline (1.000)" in result["flags"]["auroc"]
+    line = next(x for x in out.splitlines() if x.strip().startswith("AUROC"))
+    assert line.split()[2] == "1.000" and "does not beat the length baseline (1.000)" in line
+    assert "1 of 1 figures do not beat a trivial baseline" in out
+    # no completion has a final answer: majority@N is absent (not 0) from metrics.json and the table
+    assert "majority_at_n" not in result["best_of_n"] and result["best_of_n"]["pass_at_n"] == 1.0
+    assert "majority@N: absent, no completion has a final answer to vote with" in out
+    assert not any("majority@N" in x and "pass@N" in x for x in out.splitlines())
+
+
+def test_eval_takes_the_run_folder_or_its_model_folder(trained, synthetic_files, tmp_path):
+    figures = []
+    for folder in (trained / "orm", trained / "orm" / "model"):
+        report = tmp_path / folder.name
+        assert main(["eval", "rm", str(folder), "--data", str(synthetic_files / "pairs.jsonl"), "-o", str(report)]) == 0
+        metrics = json.loads((report / "metrics.json").read_text())
+        assert metrics["model"] == str(trained / "orm" / "model")
+        figures.append(metrics["files"])
+    assert figures[0] == figures[1]
+
+
+def test_eval_says_which_folder_it_looked_for_and_what_it_found(trained, synthetic_files, tmp_path, capsys):
+    unfinished = tmp_path / "unfinished"
+    (unfinished / "checkpoints").mkdir(parents=True)
+    (unfinished / "log.jsonl").write_text("")
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "config.json").write_text("{}")
+    cases = {unfinished: "it is a run folder (log.jsonl, checkpoints/) without a saved model",
+             base: "it is a model folder without rewardsmith.json (a base model",
+             synthetic_files: "it holds pairs.jsonl, points.jsonl, steps.jsonl",
+             tmp_path / "nowhere": "it does not exist"}
+    for folder, found in cases.items():
+        assert main(["eval", "rm", str(folder), "--data", str(synthetic_files / "pairs.jsonl")]) == 2
+        err = capsys.readouterr().err
+        assert f"looked for a model folder ({folder / 'rewardsmith.json'}) or a run folder" in err
+        assert f"({folder / 'model' / 'rewardsmith.json'})" in err and found in err, err
 
 
 @pytest.mark.shared_data
