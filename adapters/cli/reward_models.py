@@ -62,19 +62,21 @@ examples:
 """
 
 EVAL_EPILOG = """\
+MODEL: the run folder `rewardsmith train orm|prm -o DIR` wrote, or its model/.
 The data decides what is measured (all that apply):
-  pairwise rows   pairwise accuracy; AUROC of chosen vs rejected; a length-only AUROC
-                  (does the longer answer win?) beside it
+  pairwise rows   pairwise accuracy; AUROC of chosen vs rejected
   pointwise rows  AUROC and accuracy against the labels; with several completions per
                   prompt, Best-of-N: RM@N beside majority@N, pass@N and random
   stepwise rows   (PRM) step AUROC and accuracy; ProcessBench first-error F1 per subset
                   (a `subset` column, else the file name) at a threshold chosen on
                   --threshold-data (a declared split), or the model's saved threshold;
-                  Best-of-N per aggregation (min, product, last, mean) when prompts repeat
-DIR gets metrics.json and PNG plots.
+                  outcome AUROC and Best-of-N per aggregation (min, product, last, mean)
+Every AUROC and F1 is printed beside trivial baselines on the same rows (length,
+number of steps, step position) and flagged when it does not beat them or is below
+chance. DIR gets metrics.json (the same figures) and report.png.
 
 examples:
-  rewardsmith eval rm rm-orm/model --data test_pairs.jsonl -o report/
+  rewardsmith eval rm rm-orm --data test_pairs.jsonl -o report/
   rewardsmith eval rm rm-prm/model --data pb_gsm8k.jsonl --data pb_math.jsonl \\
       --threshold-data heldout_steps.jsonl -o report/
 """
@@ -173,7 +175,8 @@ def add_parsers(sub: Any) -> None:
                               description="Evaluate a trained reward model.", epilog=EVAL_EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     evaluate.add_argument("what", choices=["rm"])
-    evaluate.add_argument("model", help="a `rewardsmith train orm|prm` run folder (-o of train) or its model/")
+    evaluate.add_argument("model", metavar="MODEL",
+                          help="a `rewardsmith train orm|prm` run folder (-o of train) or its model/")
     evaluate.add_argument("--data", action="append", required=True, metavar="FILE", help="rows to evaluate on")
     evaluate.add_argument("--threshold-data", default=None, metavar="FILE",
                           help="PRM: stepwise rows the first-error threshold is chosen on (a declared split)")
