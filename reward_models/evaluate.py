@@ -1,10 +1,13 @@
 """``rewardsmith eval rm``: what a trained reward model gets right, measured on labelled rows.
 
-The rows decide what is measured: pairwise (accuracy, AUROC, and the length-only AUROC beside
-it), pointwise (AUROC, accuracy, and Best-of-N when prompts repeat: RM@N beside majority@N,
-pass@N and random), stepwise (a PRM's step AUROC, ProcessBench first-error F1 per subset at a
-threshold chosen on a declared split, Best-of-N per step aggregation). A report folder gets
-``metrics.json`` and PNG plots.
+The rows decide what is measured: pairwise (accuracy, AUROC), pointwise (AUROC, accuracy, and
+Best-of-N when prompts repeat: RM@N beside majority@N, pass@N and random), stepwise (a PRM's step
+AUROC, ProcessBench first-error F1 per subset at a threshold chosen on a declared split, outcome
+AUROC and Best-of-N per step aggregation). Every AUROC and F1 gets trivial baselines computed on
+the same rows (completion length, number of steps, step position: :mod:`.metrics`) and flags when
+it is below chance or not above the best of them, so a model that learned a shortcut, or nothing,
+shows as such. A report folder gets ``metrics.json`` and PNG plots; the CLI prints the table
+(``rewardsmith.adapters.reports.rm_eval``).
 """
 
 from __future__ import annotations
