@@ -140,7 +140,7 @@ def trained(synthetic_files, tmp_path_factory):
     return out
 
 
-def test_eval_reports_each_kind_of_row(trained, synthetic_files, tmp_path):
+def test_eval_reports_each_kind_of_row(trained, synthetic_files, tmp_path, capsys):
     report = tmp_path / "orm-report"
     assert main(["eval", "rm", str(trained / "orm" / "model"), "--data", str(synthetic_files / "pairs.jsonl"),
                  "--data", str(synthetic_files / "points.jsonl"), "-o", str(report)]) == 0
@@ -162,6 +162,15 @@ def test_eval_reports_each_kind_of_row(trained, synthetic_files, tmp_path):
     assert set(steps["baselines"]["processbench/steps"]) == {"length", "steps", "position"}
     assert set(steps["baselines"]["outcome_auroc/min"]) == {"length", "steps"}
     assert "majority_at_n" in steps["best_of_n"]["min"]  # the synthetic solutions state their answers
+    out = capsys.readouterr().out
+    header = next(x for x in out.splitlines() if x.split()[:2] == ["metric", "model"] and "position" in x)
+    assert header.split() == ["metric", "model", "length", "steps", "position"]
+    step_auroc = next(x for x in out.splitlines() if x.strip().startswith("step AUROC"))
+    shown = [float(v) for v in step_auroc.split()[2:6]]
+    baselines = steps["baselines"]["step_auroc"]
+    assert shown == [round(v, 3) for v in (steps["step_auroc"], baselines["length"]["value"],
+                                           baselines["steps"]["value"], baselines["position"]["value"])]
+    assert any(x.strip().startswith("first-error F1 steps") for x in out.splitlines())
 
 
 def length_tells_all(path, prompts=6):
