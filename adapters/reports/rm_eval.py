@@ -17,8 +17,9 @@ baselines: the same rows scored by one trivial feature, in whichever direction d
   length (characters of the completion; per step, of the solution up to that step), steps (the
   number of steps, split with the model's separator), position (a step's index); for first-error F1
   the rule "the first step at or past a threshold is the wrong one", its threshold chosen on these
-  rows. "-": the feature does not vary here (or ties in every pair), so it tells nothing. A model
-  that does not beat a baseline has learned nothing that feature does not already tell."""
+  rows. "-": no such baseline (the feature does not vary here, or ties in every pair, or the figure
+  is undefined); "n/a": undefined on these rows (an AUROC needs both labels). A model that does not
+  beat a baseline has learned nothing that feature does not already tell."""
 
 BEST_OF_N_NOTE = """\
 Best-of-N, over prompts that have N > 1 completions:
