@@ -24,6 +24,7 @@ from typing import Any
 
 from rewardsmith.adapters.scoring.rows import read_rows
 from rewardsmith.verifiers.core import MISSING, lookup
+from rewardsmith.verifiers.wording import plural
 
 BIN_COLUMNS = ("bin", "lower", "upper", "count", "mean_predicted", "observed_frequency", "gap")
 
@@ -136,7 +137,7 @@ def plot_reliability(path: Path, report: dict[str, Any]) -> None:
         top.set_ylabel("observed frequency (fraction correct)")
         top.legend(loc="upper left", fontsize=8, frameon=False)
         top.set_title(
-            f"Reliability ({report['n_bins']} {report['strategy']} bins, n={report['used']})\n"
+            f"Reliability ({plural(report['n_bins'], report['strategy'] + ' bin')}, n={report['used']})\n"
             f"ECE {report['ece']:.3f} · MCE {report['mce']:.3f} · Brier {report['brier']:.3f} · "
             f"AUROC {_fmt(report['auroc'])}",
             fontsize=10,
@@ -166,7 +167,7 @@ def format_report(report: dict[str, Any], title: str) -> str:
         + (f": {skipped}" if skipped else "") + ")",
         f"  accuracy         {_fmt(report['accuracy'])}   mean confidence {_fmt(report['mean_confidence'])}",
         f"  Brier            {_fmt(report['brier'])}",
-        f"  ECE              {_fmt(report['ece'])}  ({report['n_bins']} {report['strategy']} bins;"
+        f"  ECE              {_fmt(report['ece'])}  ({plural(report['n_bins'], report['strategy'] + ' bin')};"
         f" uniform {_fmt(report['ece_uniform'])}, quantile {_fmt(report['ece_quantile'])})",
         f"  MCE              {_fmt(report['mce'])}",
         f"  AUROC            {_fmt(report['auroc'])}",
