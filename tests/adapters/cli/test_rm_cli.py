@@ -109,8 +109,7 @@ def test_train_fails_at_once_without_a_usable_row_or_a_loadable_base(synthetic_f
     code = main(["train", "orm", "--data", str(synthetic_files / "pairs.jsonl"), "--model", "nowhere/model",
                  "-o", str(tmp_path / "o"), "--no-progress"])
     assert code == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith("rewardsmith: error: cannot load the tokenizer of 'nowhere/model'")
+    assert "rewardsmith: error: cannot find the model 'nowhere/model'; tried:" in capsys.readouterr().err
     bad_config = tmp_path / "train.yaml"
     bad_config.write_text("learning_rte: 0.001\n")
     code = main(["train", "orm", "--data", str(synthetic_files / "pairs.jsonl"), "--config", str(bad_config)])
@@ -118,7 +117,7 @@ def test_train_fails_at_once_without_a_usable_row_or_a_loadable_base(synthetic_f
     bad_config.write_text("learning_rate: 5e-6\nmodel: nowhere/model\n")  # 5e-6 is a number, as people write it
     code = main(["train", "orm", "--data", str(synthetic_files / "pairs.jsonl"), "--config", str(bad_config),
                  "-o", str(tmp_path / "o"), "--no-progress"])
-    assert code == 2 and "cannot load the tokenizer of 'nowhere/model'" in capsys.readouterr().err
+    assert code == 2 and "cannot find the model 'nowhere/model'" in capsys.readouterr().err
     bad_config.write_text("- learning_rate\n")
     code = main(["train", "orm", "--data", str(synthetic_files / "pairs.jsonl"), "--config", str(bad_config)])
     assert code == 2 and "must hold a mapping of config keys" in capsys.readouterr().err
