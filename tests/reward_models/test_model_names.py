@@ -143,3 +143,14 @@ def test_a_training_run_with_a_bogus_model_fails_in_seconds(tmp_path, capsys):
     code = main(["train", "orm", "--data", str(rows), "--model", BOGUS, "-o", str(tmp_path / "o"), "--no-progress"])
     assert code == 2 and time.perf_counter() - started < 20
     assert f"rewardsmith: error: cannot find the model {BOGUS!r}; tried:" in capsys.readouterr().err
+
+
+def test_a_local_judge_model_found_nowhere_is_a_backend_error_in_seconds():
+    pytest.importorskip("torch")
+    from rewardsmith.reward_models.loading import load_causal_lm
+    from rewardsmith.verifiers.judge.backends import BackendError
+
+    started = time.perf_counter()
+    with pytest.raises(BackendError, match=f"cannot find the model {BOGUS!r}"):
+        load_causal_lm(BOGUS)
+    assert time.perf_counter() - started < 20
