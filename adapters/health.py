@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rewardsmith.verifiers.core import Verdict
+from rewardsmith.verifiers.wording import plural
 
 logger = logging.getLogger("rewardsmith")  # the name users and tests filter warnings by
 
@@ -90,7 +91,8 @@ class InputHealth:
 
     def message(self, invalid: Sequence[Verdict], total: int) -> str:
         counts = Counter(name for v in invalid for name in missing_fields(v))
-        head = f"{self.adapter}: {len(invalid)} of {total} rows in a batch are invalid_input (reward 0)"
+        are = "is" if len(invalid) == 1 else "are"
+        head = f"{self.adapter}: {len(invalid)} of {plural(total, 'row')} in a batch {are} invalid_input (reward 0)"
         if counts:
             field, n = counts.most_common(1)[0]
             return f"{head}; {n} lack the field {field!r}: {self.fix(field)}"

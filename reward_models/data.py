@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rewardsmith.verifiers import RewardsmithError
+from rewardsmith.verifiers.wording import plural
 
 Kind = Literal["pairwise", "pointwise", "stepwise"]
 KINDS: tuple[Kind, ...] = ("pairwise", "pointwise", "stepwise")
@@ -83,7 +84,7 @@ class Loaded:
 
     def describe(self, shown: int = 5) -> str:
         """``1,200 pairwise rows; 3 skipped (line 4: ...; ...)`` — the line the CLI prints."""
-        text = f"{len(self.examples):,} {self.kind} rows"
+        text = plural(len(self.examples), f"{self.kind} row", thousands=True)
         if self.problems:
             listed = "; ".join(str(p) for p in self.problems[:shown])
             more = f"; and {len(self.problems) - shown} more" if len(self.problems) > shown else ""
@@ -131,7 +132,7 @@ def require_examples(loaded: Loaded, source: str) -> Loaded:
         return loaded
     first = f" (first: {loaded.problems[0]})" if loaded.problems else ""
     columns = " | ".join(", ".join(REQUIRED[k]) for k in KINDS)
-    raise DataError(f"{source}: no usable row in {len(loaded.problems)} rows{first}; "
+    raise DataError(f"{source}: no usable row in {plural(len(loaded.problems), 'row')}{first}; "
                     f"reward-model rows need the columns {columns}")
 
 
@@ -225,9 +226,9 @@ class OutcomeLabels:
     labels: Counter[str]
 
     def describe(self) -> str:
-        skipped = ", ".join(f"{n} {why}" for why, n in sorted(self.skipped.items())) or "none"
+        skipped = ", ".join(f"{why} ({n})" for why, n in sorted(self.skipped.items())) or "none"
         dist = ", ".join(f"{k}: {n}" for k, n in sorted(self.labels.items()))
-        return f"{len(self.rows):,} rows ({dist}); skipped: {skipped}"
+        return f"{plural(len(self.rows), 'row', thousands=True)} ({dist}); skipped: {skipped}"
 
 
 def outcome_rows(scored: Iterable[tuple[int, Any]], form: OutcomeForm = "pointwise",

@@ -28,6 +28,7 @@ from rewardsmith.reward_models.policy import Policy
 from rewardsmith.reward_models.sampling import SamplingSettings
 from rewardsmith.reward_models.steps import StepSplitter
 from rewardsmith.verifiers import Sample, Verdict, Verifier
+from rewardsmith.verifiers.wording import plural
 
 Mode = Literal["soft", "hard"]
 
@@ -212,7 +213,7 @@ class StepLabeler:
                 agree = next((d for d in range(cut) if judged[d] is None or (judged[d] >= 0.5) != (mc[d] >= wrong)),
                              cut)
                 if agree < cut:
-                    feedback = f"monte-carlo and judge disagree at step {agree + 1}; kept {agree} steps"
+                    feedback = f"monte-carlo and judge disagree at step {agree + 1}; kept {plural(agree, 'step')}"
                 cut = agree
                 labels = labels[:cut]
             if cut == 0:

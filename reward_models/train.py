@@ -37,6 +37,7 @@ from rewardsmith.reward_models.loading import load_tokenizer
 from rewardsmith.reward_models.model import is_bidirectional, load_model, position_logits
 from rewardsmith.reward_models.steps import DEFAULT_SEPARATOR, StepSplitter
 from rewardsmith.verifiers.options import CheckedOptions, Range, option
+from rewardsmith.verifiers.wording import plural
 
 logger = logging.getLogger(__name__)
 
@@ -291,8 +292,9 @@ class Trainer:
         log_path = self.out / "log.jsonl"
         if start_step == 0 and log_path.exists():
             log_path.unlink()
-        logger.info(f"training {self.kind} on {len(self.train_set):,} rows ({len(self.eval_set):,} held out) for "
-                 f"{self.total_steps} steps on {self.device}{' in bf16' if self.bf16 else ''}"
+        logger.info(f"training {self.kind} on {plural(len(self.train_set), 'row', thousands=True)} "
+                 f"({len(self.eval_set):,} held out) for {plural(self.total_steps, 'step')} on {self.device}"
+                 f"{' in bf16' if self.bf16 else ''}"
                  f"{', LoRA' if self.config.lora else ''}" + (f"; skipped {self.skipped}" if self.skipped else ""))
         bar = lifecycle.progress(self.total_steps, start_step, self.progress, "training")
         window: dict[str, float] = {"loss": 0.0, "correct": 0.0, "count": 0.0, "samples": 0.0, "steps": 0.0}

@@ -25,6 +25,7 @@ from rewardsmith.verifiers.options import (
     unknown_name,
 )
 from rewardsmith.verifiers.registry import register
+from rewardsmith.verifiers.wording import plural
 
 _PRECEDENCE = ("error", "timeout", "invalid_input", "no_answer", "ok")
 
@@ -331,9 +332,9 @@ class Route(Verifier):
             return
         _warned_routes.add(config)
         seen = ", ".join(f"{name!r} ({n})" for name, n in counter.most_common(10))
-        logger.warning("route: %d row(s) %s. Values seen (rows): %s. Routes: %s. Add those names or a glob such as "
+        logger.warning("route: %s %s. Values seen (rows): %s. Routes: %s. Add those names or a glob such as "
                        "'*gsm8k*' to the routes%s (shown once per process; Route.unrouted and Route.defaulted keep "
-                       "counting).", sum(counter.values()), what, seen, ", ".join(self.routes),
+                       "counting).", plural(sum(counter.values()), "row"), what, seen, ", ".join(self.routes),
                        "" if self.default is not None else ", or a 'default' route")
 
 

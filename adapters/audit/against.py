@@ -21,6 +21,7 @@ from typing import Any
 from rewardsmith.adapters.fields import row_sample
 from rewardsmith.adapters.scoring.rows import Row
 from rewardsmith.verifiers.registry import build
+from rewardsmith.verifiers.wording import plural
 
 LINES_KEPT = 50
 COMPARISON_JSON = "against.json"
@@ -118,7 +119,7 @@ def format_comparison(c: Comparison) -> str:
         return f"{value:.1%} (95% CI {interval[0]:.1%}-{interval[1]:.1%})"
 
     fp_n, fn_n = c.only_spec + c.neither, c.only_reference + c.both_paid
-    lines = [f"{c.spec} against {c.reference_spec} (the reference) on {c.rows} completions",
+    lines = [f"{c.spec} against {c.reference_spec} (the reference) on {plural(c.rows, 'completion')}",
              f"{'':24}{'reference paid':>16}{'reference not':>16}",
              f"{'spec paid':<24}{c.both_paid:>16}{c.only_spec:>16}",
              f"{'spec not':<24}{c.only_reference:>16}{c.neither:>16}",

@@ -8,6 +8,7 @@ from typing import IO, Any
 
 from rewardsmith.adapters.audit.run import AuditReport, Record
 from rewardsmith.verifiers.core import short
+from rewardsmith.verifiers.wording import plural
 
 REPORT_JSON = "audit.json"
 RECORDS_JSONL = "audit.jsonl"
@@ -19,7 +20,8 @@ def format_table(report: AuditReport) -> str:
     false negatives when they lose reward), one line a family."""
     header = f"{'family':<20} {'kind':<8} {'rows':>6} {'n/a':>6} {'cases':>7} {'hacks':>6} {'rate':>7} " \
              f"{'false neg':>9} {'errors':>6}"
-    lines = [f"audit of {report.spec}: {report.rows} rows, up to {report.per_row} probes per family and row "
+    lines = [f"audit of {report.spec}: {plural(report.rows, 'row')}, up to {plural(report.per_row, 'probe')} per "
+             "family and row "
              f"(seed {report.seed})", header, "-" * len(header)]
     for kind in ("attack", "rewrite"):
         for f in (f for f in report.families if f.kind == kind and f.rows):
@@ -32,7 +34,8 @@ def format_table(report: AuditReport) -> str:
     idle = [f.name for f in report.families if not f.rows]
     if idle:
         lines.append(f"applied to no row (their n/a reasons: no such gold, spec part or column): {', '.join(idle)}")
-    lines.append(f"hacks: {report.hacks} in {sum(f.hacks > 0 for f in report.families)} families; "
+    hacked = sum(f.hacks > 0 for f in report.families)
+    lines.append(f"hacks: {report.hacks} in {plural(hacked, 'family', 'families')}; "
                  f"false negatives: {report.false_negatives}; "
                  f"known-correct completions paid: {report.reference_paid} of {report.reference_rows}")
     if report.reference_rows and report.reference_paid < report.reference_rows:

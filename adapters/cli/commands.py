@@ -8,8 +8,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rewardsmith.adapters.cli.common import _fail, _say, logger
+from rewardsmith.adapters.cli.common import Parser, _fail, _say, logger
 from rewardsmith.adapters.console import show_logs
+from rewardsmith.verifiers.wording import plural
 
 DESCRIPTION = """\
 rewardsmith: rewards that RL training can trust.
@@ -144,11 +145,12 @@ examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="rewardsmith", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--version", action=_Version, help="print the installed rewardsmith version and exit")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                help="what to do; `rewardsmith COMMAND --help` for its flags")
 
     score = sub.add_parser(
         "score",
@@ -304,7 +306,8 @@ def build_parser() -> argparse.ArgumentParser:
     gym.set_defaults(handler=_gym)
 
     sandbox = sub.add_parser("sandbox", help="inspect the code sandbox")
-    sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True, metavar="ACTION")
+    sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True, metavar="ACTION",
+                                        help="what to check")
     doctor = sandbox_sub.add_parser(
         "doctor",
         help="check the Docker engine, the image and every limit with a self-test",
@@ -312,7 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
         "image, and each limit (time, memory, output, read-only root, network, leftover processes) "
         "by running a real job against it; the local backend too. Says what to do when something fails.",
     )
-    doctor.add_argument("--backend", choices=["docker", "local", "all"], default="all")
+    doctor.add_argument("--backend", choices=["docker", "local", "all"], default="all",
+                        help="which sandbox backend to check (default: all)")
     doctor.set_defaults(handler=_doctor)
 
     from rewardsmith.adapters.cli.audit import add_parser as add_audit
@@ -397,20 +401,27 @@ def _score_status(summary: object, fail_on: list[str], max_error_rate: float | N
         lacking = summary.missing.most_common(1)
         hint = (f"; {lacking[0][1]} lack {lacking[0][0]!r}: map it with --field {lacking[0][0]}=<your column>"
                 if lacking else "")
-        logger.error(f"all {summary.rows} rows are malformed or invalid_input, so nothing was judged{hint}")
+        every = "the only row is" if summary.rows == 1 else f"all {summary.rows} rows are"
+        logger.error(f"{every} malformed or invalid_input, so nothing was judged{hint}")
         return 3
     for status in fail_on:
         if summary.statuses[status]:
-            logger.error(f"--fail-on {status}: {summary.statuses[status]} of {summary.rows} rows "
-                         f"have status={status}" + (retry if status == "error" else ""))
+            found = summary.statuses[status]
+            logger.error(f"--fail-on {status}: {found} of {plural(summary.rows, 'row')} {_has(found)} "
+                         f"status={status}" + (retry if status == "error" else ""))
             return 4
     if max_error_rate is not None and summary.errors / summary.rows > max_error_rate:
-        logger.error(f"{summary.errors} of {summary.rows} rows have status=error, more than "
-                     f"--max-error-rate {max_error_rate}{retry}")
+        logger.error(f"{summary.errors} of {plural(summary.rows, 'row')} {_has(summary.errors)} status=error, more "
+                     f"than --max-error-rate {max_error_rate}{retry}")
         return 4
     if summary.errors:
-        _say(f"rewardsmith: {summary.errors} rows have status=error (reward null){retry}")
+        _say(f"rewardsmith: {plural(summary.errors, 'row has', 'rows have')} status=error (reward null){retry}")
     return 0
+
+
+def _has(n: int) -> str:
+    """The verb after "1 of 3 rows" (has) or "2 of 3 rows" (have)."""
+    return "has" if n == 1 else "have"
 
 
 def _quiet_stdout() -> None:
@@ -509,7 +520,7 @@ def _gym(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     else:
         args.output.write_text(text)
-        _say(f"wrote {len(rows)} rows of {args.name} to {args.output}")
+        _say(f"wrote {plural(len(rows), 'row')} of {args.name} to {args.output}")
     return 0
 
 
@@ -576,7 +587,7 @@ def _doctor(args: argparse.Namespace) -> int:
         if check.fix:
             print(f"       -> {check.fix}")
     failed = [c for c in checks if not c.ok]
-    print("sandbox: ready" if not failed else f"sandbox: {len(failed)} problem(s); see the lines marked FAIL")
+    print("sandbox: ready" if not failed else f"sandbox: {plural(len(failed), 'problem')}; see the lines marked FAIL")
     return 1 if failed else 0
 
 

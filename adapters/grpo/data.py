@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rewardsmith.adapters.scoring.rows import read_rows
+from rewardsmith.verifiers.wording import plural
 
 ChatMode = Literal["auto", "always", "never"]
 
@@ -33,7 +34,7 @@ class PromptSet:
     problems: list[str] = field(default_factory=list)  # the first few, by line
 
     def describe(self) -> str:
-        text = f"{len(self.prompts):,} prompts"
+        text = plural(len(self.prompts), "prompt", thousands=True)
         if self.skipped:
             text += " (skipped: " + ", ".join(f"{n:,} {why}" for why, n in sorted(self.skipped.items())) + ")"
         return text

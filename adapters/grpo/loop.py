@@ -50,6 +50,7 @@ from rewardsmith.reward_models.sampling import HFSampler, Sampled, Sampler, Samp
 from rewardsmith.reward_models.shared_prompt import prompt_groups
 from rewardsmith.verifiers import RewardsmithError
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
+from rewardsmith.verifiers.wording import plural
 
 logger = logging.getLogger(__name__)
 
@@ -526,8 +527,8 @@ class GRPOTrainer:
         log_path = self.out / "log.jsonl"
         _truncate_log(log_path, self.step)
         _truncate_log(self.out / "samples.jsonl", self.step)
-        logger.info(f"GRPO on {self.train_set.describe()} for {self.config.max_steps} steps of "
-                 f"{self.config.prompts_per_step} prompts x {self.config.num_generations} completions on "
+        logger.info(f"GRPO on {self.train_set.describe()} for {plural(self.config.max_steps, 'step')} of "
+                 f"{plural(self.config.prompts_per_step, 'prompt')} x {self.config.num_generations} completions on "
                  f"{self.device}{' (bf16)' if self.bf16 else ''}{', LoRA' if self.config.lora else ''}"
                  f"{f', resuming at step {self.step}' if self.step else ''}")
         started = time.perf_counter()

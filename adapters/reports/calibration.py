@@ -25,6 +25,7 @@ from typing import Any
 from rewardsmith.adapters.reports.table import grid, number
 from rewardsmith.adapters.scoring.rows import read_rows
 from rewardsmith.verifiers.core import MISSING, lookup
+from rewardsmith.verifiers.wording import plural
 
 BIN_COLUMNS = ("bin", "lower", "upper", "count", "mean_predicted", "observed_frequency", "gap")
 
@@ -137,7 +138,7 @@ def plot_reliability(path: Path, report: dict[str, Any]) -> None:
         top.set_ylabel("observed frequency (fraction correct)")
         top.legend(loc="upper left", fontsize=8, frameon=False)
         top.set_title(
-            f"Reliability ({report['n_bins']} {report['strategy']} bins, n={report['used']})\n"
+            f"Reliability ({plural(report['n_bins'], report['strategy'] + ' bin')}, n={report['used']})\n"
             f"ECE {report['ece']:.3f} · MCE {report['mce']:.3f} · Brier {report['brier']:.3f} · "
             f"AUROC {number(report['auroc'])}",
             fontsize=10,
@@ -163,7 +164,7 @@ def format_report(report: dict[str, Any], title: str) -> str:
         + (f": {skipped}" if skipped else "") + ")",
         f"  accuracy         {number(report['accuracy'])}   mean confidence {number(report['mean_confidence'])}",
         f"  Brier            {number(report['brier'])}",
-        f"  ECE              {number(report['ece'])}  ({report['n_bins']} {report['strategy']} bins;"
+        f"  ECE              {number(report['ece'])}  ({plural(report['n_bins'], report['strategy'] + ' bin')};"
         f" uniform {number(report['ece_uniform'])}, quantile {number(report['ece_quantile'])})",
         f"  MCE              {number(report['mce'])}",
         f"  AUROC            {number(report['auroc'])}",

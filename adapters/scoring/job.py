@@ -63,6 +63,7 @@ from rewardsmith.verifiers.judge.backends import BackendError
 from rewardsmith.verifiers.judge.summary import KEYS as JUDGE_KEYS
 from rewardsmith.verifiers.judge.summary import judge_counts, judge_lines
 from rewardsmith.verifiers.registry import load_spec
+from rewardsmith.verifiers.wording import plural
 
 logger = logging.getLogger(__name__)
 
@@ -81,8 +82,8 @@ class Interrupted(Exception):
 
     @classmethod
     def after(cls, rows: int, total: int | None, hint: str) -> Interrupted:
-        of = f" of {total}" if total is not None else ""
-        return cls(f"interrupted after {rows}{of} rows; {hint}")
+        counted = f"{rows} of {plural(total, 'row')}" if total is not None else plural(rows, "row")
+        return cls(f"interrupted after {counted}; {hint}")
 
 
 class OutputClosed(Exception):
@@ -296,7 +297,7 @@ def _run_stream(job: Job, source: Source, target: Target, scorer: Scorer) -> Sum
             _score_rows(job, _limited(source.rows(), job.limit), total, out, scorer, summary, sync=False,
                         on_interrupt=f"{target.name} is a stream, which cannot be resumed: a rerun starts over")
     except BrokenPipeError as exc:
-        raise OutputClosed(f"the reader of {target.name} went away after {summary.rows} rows") from exc
+        raise OutputClosed(f"the reader of {target.name} went away after {plural(summary.rows, 'row')}") from exc
     summary.seconds = time.perf_counter() - start
     return summary
 
@@ -381,8 +382,8 @@ def _skip(rows: Iterator[Row], done: int, last_written: dict[str, Any] | None, s
     if done and (seen < done or last is None or last_written is None
                  or not _written_from(last_written, last, added)):
         raise ResumeError(
-            f"refusing to resume {target.name}: its {done} rows do not match the start of {source.name}; "
-            "start over with --overwrite, or write to another -o"
+            f"refusing to resume {target.name}: its {plural(done, 'row does', 'rows do')} not match the start of "
+            f"{source.name}; start over with --overwrite, or write to another -o"
         )
 
 
@@ -415,8 +416,8 @@ def _score_rows(job: Job, rows: Iterator[Row], total: int | None, out: IO[str], 
                     write_batch(out, batch, verdicts, summary, bar, sync=sync)
                     written += len(batch)
         except BackendError as exc:
-            raise BackendError(f"{exc}; stopped after {written} rows, which are kept: rerun the same command to "
-                               "resume") from exc
+            raise BackendError(f"{exc}; stopped after {plural(written, 'row')}, which are kept: rerun the same "
+                               "command to resume") from exc
         except KeyboardInterrupt as exc:
             raise Interrupted.after(written, total, on_interrupt) from exc
     finally:
@@ -618,19 +619,20 @@ def format_summary(summary: Summary, title: str) -> str:
     lines = [
         title,
         f"  rows          {summary.rows}  ({done}, {summary.malformed} malformed)",
-        f"  mean reward   {number(summary.mean_reward)}  (over {summary.rewarded} rows with a reward)",
+        f"  mean reward   {number(summary.mean_reward)}  (over {plural(summary.rewarded, 'row')} with a reward)",
         f"  accuracy      {number(summary.accuracy)}  ({summary.correct}/{summary.judged})",
         f"  status        {statuses or '-'}",
     ]
     if summary.invalid:
         lacking = ", ".join(f"{n} lack {name!r}" for name, n in summary.missing.most_common())
-        lines.append(f"  invalid       {summary.invalid} rows could not be judged (reward 0)"
+        lines.append(f"  invalid       {plural(summary.invalid, 'row')} could not be judged (reward 0)"
                      + (f": {lacking}" if lacking else ""))
     lines.extend(judge_lines(summary.judge))
     if summary.components:
         parts = ", ".join(f"{k} {sum(v) / len(v):.3f}" for k, v in sorted(summary.components.items()))
         lines.append(f"  components    {parts}")
     lines.append(
-        f"  throughput    {summary.rows_per_s:.3g} rows/s  ({summary.scored_now} rows in {summary.seconds:.2f} s)"
+        f"  throughput    {summary.rows_per_s:.3g} rows/s  "
+        f"({plural(summary.scored_now, 'row')} in {summary.seconds:.2f} s)"
     )
     return "\n".join(lines)

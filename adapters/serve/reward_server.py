@@ -47,6 +47,7 @@ from rewardsmith.adapters.on_error import NO_MISSING, RewardError, check_on_erro
 from rewardsmith.adapters.trainers.openrlhf import CONSUMER, HEALTH_MIN_ROWS, openrlhf_health, reward_dict, to_samples
 from rewardsmith.verifiers import RewardsmithError, Sample, SpecError, Verdict, Verifier, build
 from rewardsmith.verifiers.pool import started_workers
+from rewardsmith.verifiers.wording import plural
 
 CONFIG_ENV = "REWARDSMITH_SERVE_CONFIG"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # read by prometheus_client when it is first imported
@@ -206,7 +207,7 @@ class RewardService:
             logger.warning("could not warm the worker pool: %s: %s", type(exc).__name__, exc)
         else:
             if workers:
-                logger.info("worker pool warm: %d worker(s) in %.1f s", workers, time.perf_counter() - started)
+                logger.info("worker pool warm: %s in %.1f s", plural(workers, "worker"), time.perf_counter() - started)
         self._queue = asyncio.Queue()
         self._collector = asyncio.create_task(self._collect())
 
@@ -227,7 +228,8 @@ class RewardService:
     async def score(self, samples: list[Sample]) -> list[Verdict]:
         """Admit, queue for the collector, wait with the deadline."""
         if self.in_flight >= self.config.max_queue:
-            raise HTTPProblem(503, f"server busy: {self.in_flight} requests in flight (max {self.config.max_queue})",
+            raise HTTPProblem(503, f"server busy: {plural(self.in_flight, 'request')} in flight "
+                              f"(max {self.config.max_queue})",
                               {"Retry-After": "1"})
         assert self._queue is not None, "service not started"
         self.in_flight += 1

@@ -64,6 +64,7 @@ from rewardsmith.verifiers.options import (
     unknown_name,
 )
 from rewardsmith.verifiers.registry import register
+from rewardsmith.verifiers.wording import plural
 
 MODES = ("checklist", "holistic", "pairwise", "reference")
 _FEEDBACK_CHARS = 500
@@ -152,7 +153,7 @@ def parse_checklist(text: str, n_items: int) -> tuple[list[bool], str]:
             met[int(m.group(1))] = _as_bool(m.group(2))
     missing = [i for i in range(1, n_items + 1) if i not in met]
     if missing:
-        raise ParseError(f"no verdict for item(s) {missing}")
+        raise ParseError(f"no verdict for {'item' if len(missing) == 1 else 'items'} {missing}")
     return [met[i] for i in range(1, n_items + 1)], critique or _critique(text)
 
 
@@ -543,7 +544,7 @@ class JudgeVerifier(Verifier):
                     call.result = call.parse(result)
                     call.failure, call.unparsed = None, False
                 except (ParseError, ValueError) as exc:
-                    call.failure = f"unparseable judge output after {attempt + 1} attempt(s): {exc}"
+                    call.failure = f"unparseable judge output after {plural(attempt + 1, 'attempt')}: {exc}"
                     call.unparsed = True
                     retry.append(call)
                     if n not in misses:

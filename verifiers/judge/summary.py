@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from rewardsmith.verifiers.core import Verdict
+from rewardsmith.verifiers.wording import plural
 
 KEYS = ("rows", "cache_hits", "cascade_to_judge", "overturned")
 
@@ -33,7 +34,7 @@ def judge_lines(counts: Counter[str]) -> list[str]:
     """The summary table's lines for these counts (none when no judge was involved)."""
     lines = []
     if counts["rows"]:
-        lines.append(f"  judge         {counts['rows']} rows judged, {counts['cache_hits']} from the cache")
+        lines.append(f"  judge         {plural(counts['rows'], 'row')} judged, {counts['cache_hits']} from the cache")
     if counts["cascade_to_judge"]:
         lines.append(f"  cascade       {counts['cascade_to_judge']} rule negatives sent to the judge, "
                      f"{counts['overturned']} overturned")

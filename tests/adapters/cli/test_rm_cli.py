@@ -49,7 +49,7 @@ def test_label_outcome_from_a_scored_file(tmp_path, capsys):
     written = read_jsonl(pairs)
     assert written == [{"prompt": "What is 2+2?", "chosen": "The answer is \\boxed{4}.",
                         "rejected": "The answer is \\boxed{5}.", "chosen_score": 1.0, "rejected_score": 0.0}]
-    assert "skipped: 1 prompts with one completion" in capsys.readouterr().out
+    assert "skipped: prompts with one completion (1)" in capsys.readouterr().out
     points = tmp_path / "points.jsonl"
     assert main(["label", "outcome", str(scored), "-o", str(points)]) == 0
     assert [r["label"] for r in read_jsonl(points)] == [1.0, 0.0, 0.0, 1.0]
@@ -105,12 +105,11 @@ def test_train_fails_at_once_without_a_usable_row_or_a_loadable_base(synthetic_f
     junk = write_jsonl(tmp_path / "junk.jsonl", [{"question": "q"}])
     assert main(["train", "orm", "--data", str(junk), "-o", str(tmp_path / "o"), "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no usable row in 1 rows" in err and "prompt, chosen, rejected" in err
+    assert err.count("\n") == 1 and "no usable row in 1 row " in err and "prompt, chosen, rejected" in err
     code = main(["train", "orm", "--data", str(synthetic_files / "pairs.jsonl"), "--model", "nowhere/model",
                  "-o", str(tmp_path / "o"), "--no-progress"])
     assert code == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith("rewardsmith: error: cannot load the tokenizer of 'nowhere/model'")
+    assert "rewardsmith: error: cannot find the model 'nowhere/model'; tried:" in capsys.readouterr().err
     bad_config = tmp_path / "train.yaml"
     bad_config.write_text("learning_rte: 0.001\n")
     code = main(["train", "orm", "--data", str(synthetic_files / "pairs.jsonl"), "--config", str(bad_config)])
@@ -118,7 +117,7 @@ def test_train_fails_at_once_without_a_usable_row_or_a_loadable_base(synthetic_f
     bad_config.write_text("learning_rate: 5e-6\nmodel: nowhere/model\n")  # 5e-6 is a number, as people write it
     code = main(["train", "orm", "--data", str(synthetic_files / "pairs.jsonl"), "--config", str(bad_config),
                  "-o", str(tmp_path / "o"), "--no-progress"])
-    assert code == 2 and "cannot load the tokenizer of 'nowhere/model'" in capsys.readouterr().err
+    assert code == 2 and "cannot find the model 'nowhere/model'" in capsys.readouterr().err
     bad_config.write_text("- learning_rate\n")
     code = main(["train", "orm", "--data", str(synthetic_files / "pairs.jsonl"), "--config", str(bad_config)])
     assert code == 2 and "must hold a mapping of config keys" in capsys.readouterr().err
