@@ -63,7 +63,7 @@ def test_a_run_without_a_checkpoint_is_refused_not_overwritten(tmp_path):
     """The issue's case: a rerun into a folder whose run left no checkpoint started over silently."""
     out = _run(tmp_path / "run", finished=False)
     before = _snapshot(out)
-    with pytest.raises(OutputDirInUse, match="no checkpoint to resume from: log.jsonl, samples.jsonl; rerun with"):
+    with pytest.raises(OutputDirInUse, match=r"no checkpoint to resume from: log\.jsonl, samples\.jsonl; rerun with"):
         claim_output_dir(out, resume=True, overwrite=False)
     assert _snapshot(out) == before
 
