@@ -118,3 +118,16 @@ def test_a_finished_grpo_run_is_refused_and_overwrite_starts_over(data, tmp_path
     samples = [json.loads(line)["step"] for line in (out / "samples.jsonl").read_text().splitlines()]
     assert samples == [1, 1]  # the new run's samples only
     assert json.loads((out / "result.json").read_text())["steps"] == 1
+
+
+def test_an_interrupt_says_how_to_rerun_with_or_without_a_checkpoint(tmp_path, caplog):
+    from rewardsmith.adapters.cli.common import _interrupted
+    from rewardsmith.reward_models.checkpoint import CHECKPOINTS, DONE_FILE
+
+    caplog.set_level("INFO", logger="rewardsmith.cli")
+    assert _interrupted(tmp_path) == 130
+    assert "before the first checkpoint; rerun with --overwrite to start over" in caplog.messages[-1]
+    (tmp_path / CHECKPOINTS / "step-2").mkdir(parents=True)
+    (tmp_path / CHECKPOINTS / "step-2" / DONE_FILE).write_text("{}")
+    assert _interrupted(tmp_path) == 130
+    assert "rerun the same command to resume from the last checkpoint" in caplog.messages[-1]
