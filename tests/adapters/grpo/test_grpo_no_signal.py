@@ -185,3 +185,28 @@ def test_a_run_with_signal_does_not_warn_and_ends_with_eval_before_and_after(tin
     assert saved["initial_eval"] == before and saved["final_eval"] == after
     log = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
     assert log[0]["step"] == 0 and log[0]["eval_pass_at_1"] == before["pass_at_1"]
+
+
+def test_with_dynamic_sampling_every_rounds_groups_count(tiny, tmp_path):
+    """Dynamic sampling trains only on groups with variance, so the batch's zero_variance_share says
+    nothing when none had any: the groups of every round are what the rule counts."""
+    from grpo_helpers import ReplayGenerator
+
+    from rewardsmith.adapters.grpo.data import load_prompts
+    from rewardsmith.adapters.grpo.loop import GRPOTrainer
+    from rewardsmith.reward_models.loading import load_tokenizer
+    from rewardsmith.verifiers.registry import build
+
+    model, folder = tiny
+    tok = load_tokenizer(model, padded=True)
+    prompts = load_prompts(folder / "train.jsonl", tok, "prompt", "auto", 200)
+    config = GRPOConfig(model=model, output_dir=str(tmp_path / "out"), device="cpu", prompts_per_step=2,
+                        num_generations=G, max_completion_length=4, dynamic_sampling=True, max_resample_rounds=2,
+                        no_signal_warn_after=1, reward="test_pays_all")
+    generator = ReplayGenerator([[tok.eos_token_id]] * (2 * G), {tok.eos_token_id})
+    trainer = GRPOTrainer(config, prompts, reward=build("test_pays_all"), tokenizer=tok, generator=generator,
+                          progress=False)
+    record = trainer.train_step()
+    assert record["rows_in_loss"] == 0 and record["sampling_rounds"] == 3
+    assert trainer.signal.groups == 6 and trainer.signal.kinds == {"all_pass": 6}
+    assert trainer.counters["no_signal_steps"] == 1
