@@ -74,7 +74,7 @@ def run_ours(seed: int, steps: int, workdir: Path, device: str) -> dict[str, Any
 
     config = GRPOConfig(model="smollm2", reward="math", output_dir=str(workdir), device=device, seed=seed,
                         max_steps=steps, save_every=0, save_model=False, samples_per_step=0, resume=False,
-                        micro_batch_size=8, **SETTING)
+                        overwrite=True, micro_batch_size=8, **SETTING)
     trainer = build_trainer(config, ROOT / "data" / "arithmetic_train.jsonl", progress=False)
     started = time.perf_counter()
     trainer.run()

@@ -74,7 +74,7 @@ def run_ours(trl: dict[str, Any], seed: int, steps: int, workdir: Path) -> dict[
 
     config = GRPOConfig(model="smollm2", reward="math", output_dir=str(workdir), device="cpu", seed=seed,
                         max_steps=steps, save_every=0, save_model=False, samples_per_step=0, resume=False,
-                        micro_batch_size=8, **SETTING)
+                        overwrite=True, micro_batch_size=8, **SETTING)
     trainer = build_trainer(config, ROOT / "data" / "arithmetic_train.jsonl", progress=False)
     by_ids = {tuple(p.ids): i for i, p in enumerate(trainer.train_set.prompts)}
     draws = iter(trl["draws"])

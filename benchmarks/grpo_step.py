@@ -70,7 +70,7 @@ def run_ours(spec: dict[str, Any], workdir: Path) -> dict[str, Any]:
                         num_generations=spec["generations"], max_completion_length=spec["length"],
                         micro_batch_size=spec["prompts"] * spec["generations"], learning_rate=5e-6,
                         generation_kwargs={"min_new_tokens": spec["length"]}, save_every=0, save_model=False,
-                        samples_per_step=0, resume=False)
+                        samples_per_step=0, resume=False, overwrite=True)
     trainer = build_trainer(config, data, progress=False)
     steps = [trainer.train_step() for _ in range(spec["steps"])]
     return {"step": [s["step_time"] for s in steps], "generate": [s["time_generate"] for s in steps],

@@ -62,7 +62,7 @@ def fold(train_subset: str, test_subset: str, args: argparse.Namespace, work: Pa
     config = TrainConfig.from_mapping({
         "kind": "prm", "model": args.model, "output_dir": str(work / f"{train_subset}"), "epochs": args.epochs,
         "batch_size": args.batch_size, "learning_rate": args.lr, "max_length": args.max_length, "lora": args.lora,
-        "eval_every": 0, "save_every": 0, "seed": args.seed, "resume": False, "eval_fraction": 0.0,
+        "eval_every": 0, "save_every": 0, "seed": args.seed, "resume": False, "overwrite": True, "eval_fraction": 0.0,
         "attention": args.attention})
     run = Trainer(config, examples, [], progress=not args.no_progress).run()
     rm = RewardModel(run.model_dir)

@@ -124,7 +124,7 @@ def train(kind: str, examples: list[Any], evaluation: list[Any], args: argparse.
     config = TrainConfig.from_mapping({
         "kind": kind, "model": args.model, "output_dir": str(out), "learning_rate": args.lr, "epochs": args.epochs,
         "batch_size": args.batch_size, "max_length": 256, "eval_every": args.eval_every, "save_every": 0,
-        "log_every": 20, "seed": args.seed, "warmup_ratio": 0.05, "resume": False, "lora": args.lora,
+        "log_every": 20, "seed": args.seed, "warmup_ratio": 0.05, "resume": False, "overwrite": True, "lora": args.lora,
         "attention": args.attention})
     trainer = Trainer(config, examples, evaluation, progress=not args.no_progress)
     return trainer.run()

@@ -230,7 +230,8 @@ def run_ours(spec: dict[str, Any], train: list[dict[str, Any]], heldout: list[di
         "kind": "orm", "model": spec["model"], "output_dir": str(workdir / "ours"), "device": "cpu",
         "learning_rate": spec["learning_rate"], "warmup_ratio": 0.0, "max_steps": spec["steps"],
         "batch_size": spec["batch_size"], "max_length": spec["max_length"], "seed": spec["seed"],
-        "eval_every": 0, "save_every": 0, "log_every": spec["steps"], "resume": False, "precision": precision,
+        "eval_every": 0, "save_every": 0, "log_every": spec["steps"], "resume": False, "overwrite": True,
+        "precision": precision,
     })
     t = time.perf_counter()
     trainer = TimedTrainer(config, train_ex, eval_ex, progress=False)

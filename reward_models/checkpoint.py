@@ -69,7 +69,7 @@ def read_latest(out: Path, fingerprint: dict[str, Any]) -> tuple[Path, dict[str,
     state = torch.load(found[-1] / STATE_FILE, map_location="cpu", weights_only=False)
     if state["fingerprint"] != fingerprint:
         raise ValueError(f"{found[-1]} is from a different run ({state['fingerprint']} vs {fingerprint}); "
-                         f"use another output_dir or set resume: false")
+                         f"rerun with --overwrite to start over, or pass another --output-dir")
     return found[-1], state
 
 

@@ -102,6 +102,8 @@ class TrainConfig(CheckedOptions):
     keep_checkpoints: Annotated[int, Range(gt=0)] = option(2, "checkpoints kept (oldest removed)")
     log_every: Annotated[int, Range(gt=0)] = option(10, "log every N optimizer steps")
     resume: bool = option(True, "continue from the last checkpoint in output_dir when there is one")
+    overwrite: bool = option(False, "start over in an output_dir that holds a previous run, removing its files "
+                                    "(without it, such a folder is refused unless there is a run to resume)")
 
 
 
@@ -130,6 +132,8 @@ class Trainer:
         self.out = Path(config.output_dir)
         self.kind = config.kind
         _check_examples(config.kind, train)
+        # resume, refuse or clear a used output_dir before anything loads
+        lifecycle.claim_output_dir(self.out, resume=config.resume, overwrite=config.overwrite)
         if evaluation is None:
             train, evaluation = holdout(train, config.eval_fraction, config.seed)
         self.raw_train, self.raw_eval = list(train), list(evaluation or [])

@@ -113,7 +113,14 @@ def _config_from_args(args: argparse.Namespace, config_type: Any, flags: Iterabl
 
 
 def _interrupted(output_dir: str | Path) -> int:
-    """Ctrl-C during training: the checkpoints stay, and the same command resumes from them."""
-    _say(f"rewardsmith: interrupted; rerun the same command to resume from the last checkpoint in "
-         f"{output_dir}/checkpoints")
+    """Ctrl-C during training: the checkpoints stay, and the same command resumes from them (with
+    none written yet, a rerun needs --overwrite)."""
+    from rewardsmith.reward_models.checkpoint import checkpoint_dirs
+
+    if checkpoint_dirs(Path(output_dir)):
+        _say(f"rewardsmith: interrupted; rerun the same command to resume from the last checkpoint in "
+             f"{output_dir}/checkpoints")
+    else:
+        _say(f"rewardsmith: interrupted before the first checkpoint; rerun with --overwrite to start over in "
+             f"{output_dir}")
     return 130

@@ -8,7 +8,6 @@ from typing import Any
 
 from rewardsmith.adapters.cli.common import _config_from_args, _fail, _interrupted, _list_or_require_data, _say
 from rewardsmith.adapters.grpo.config import GRPOConfig
-from rewardsmith.verifiers.wording import plural
 
 EPILOG = """\
 data: prompts as JSONL / JSON / parquet / a datasets folder. `prompt` holds text or chat
@@ -25,7 +24,12 @@ stops the run (the reward is down; rerun to resume).
 OUTPUT_DIR gets log.jsonl (one record per step: reward_mean/std, reward/<part>, pass_rate,
 zero_variance_share, informative_share, lengths, clipped_share, kl, entropy, clip_ratio,
 sampler_logp_gap_*, time_* and tokens/s; eval_* records), samples.jsonl (completions with
-their verdicts), curves.png, checkpoints/step-N (rerun the same command to resume), model/.
+their verdicts), curves.png, checkpoints/step-N (rerun the same command to resume), model/,
+result.json. A folder holding a finished run, or one without a checkpoint to resume from, is
+refused: --overwrite starts over (removing the old run's files), or pass another -o.
+Steps whose groups all got equal rewards teach nothing: after no_signal_warn_after (3) such
+steps in a row a warning says why and what to change; the last line gives the share of such
+steps and held-out pass@1 before -> after.
 Every config key with its default: `rewardsmith train grpo --list-config`.
 
 examples:
@@ -61,14 +65,17 @@ def add_parser(kinds: Any) -> None:
     grpo.add_argument("--lora", action="store_true", default=None, help="train LoRA adapters (peft)")
     grpo.add_argument("--device", choices=["auto", "cpu", "cuda"], default=None,
                       help="auto (cuda when available), cpu or cuda (default: auto)")
-    grpo.add_argument("--no-resume", action="store_true", help="start over even when checkpoints exist")
+    grpo.add_argument("--no-resume", action="store_true", help="never resume from OUTPUT_DIR's checkpoints (a folder "
+                      "holding them is then refused without --overwrite)")
+    grpo.add_argument("--overwrite", action="store_true", default=None,
+                      help="start over in an OUTPUT_DIR that holds a previous run, removing its files")
     grpo.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     grpo.add_argument("--list-config", action="store_true", help="print every config key and exit")
     grpo.set_defaults(handler=run)
 
 
 def config_from_args(args: argparse.Namespace) -> GRPOConfig:
-    names = ["model", "output_dir", "reward", "eval_data", "generator", "lora", "device",
+    names = ["model", "output_dir", "reward", "eval_data", "generator", "lora", "device", "overwrite",
              *(flag[2:].replace("-", "_") for flag, _, _ in FLAGS)]
     return _config_from_args(args, GRPOConfig, names)
 
@@ -98,8 +105,6 @@ def run(args: argparse.Namespace) -> int:
         return _interrupted(config.output_dir)
     except ValueError as exc:
         return _fail(str(exc))
-    shown = ", ".join(f"{k} {v:.3f}" for k, v in result.final_eval.items() if k != "prompts")
-    _say(f"trained {plural(result.steps, 'step')} in {result.seconds:.0f} s" + (f"; held out: {shown}" if shown else "")
-         + f"; log: {result.output_dir / 'log.jsonl'}, curves: {result.output_dir / 'curves.png'}"
+    _say(f"log: {result.output_dir / 'log.jsonl'}, curves: {result.output_dir / 'curves.png'}"
          + (f", model: {result.model_dir}" if result.model_dir else ""))
     return 0

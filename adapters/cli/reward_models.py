@@ -55,6 +55,8 @@ OUTPUT_DIR gets log.jsonl (loss, accuracy, lr, grad_norm, samples/s per log step
 eval_* rows), curves.png, checkpoints/step-N (resumed from automatically with the
 same data order), result.json, and model/ (an HF checkpoint with LoRA merged in,
 plus rewardsmith.json): load it as `{type: orm, path: OUTPUT_DIR/model}` (or prm).
+A folder holding a finished run, or one without a checkpoint to resume from, is
+refused: --overwrite starts over (removing the old run's files), or pass another -o.
 
 examples:
   rewardsmith train orm --model minilm --data pairs.jsonl -o rm-orm
@@ -237,7 +239,10 @@ def _add_rm_train_arguments(train: argparse.ArgumentParser) -> None:
                        help="recompute activations in the backward pass: less memory, slower")
     train.add_argument("--device", choices=["auto", "cpu", "cuda"], default=None,
                        help="auto (cuda when available), cpu or cuda (default: auto)")
-    train.add_argument("--no-resume", action="store_true", help="start over even when checkpoints exist")
+    train.add_argument("--no-resume", action="store_true", help="never resume from OUTPUT_DIR's checkpoints (a "
+                       "folder holding them is then refused without --overwrite)")
+    train.add_argument("--overwrite", action="store_true", default=None,
+                       help="start over in an OUTPUT_DIR that holds a previous run, removing its files")
     train.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     train.add_argument("--list-config", action="store_true", help="print every config key and exit")
 
@@ -485,7 +490,8 @@ def _train(args: argparse.Namespace) -> int:
     try:
         config = _config_from_args(args, TrainConfig, (
             "model", "output_dir", "max_steps", "epochs", "batch_size", "learning_rate", "seed", "max_length",
-            "gradient_accumulation_steps", "eval_every", "save_every", "lora", "gradient_checkpointing", "device"),
+            "gradient_accumulation_steps", "eval_every", "save_every", "lora", "gradient_checkpointing", "device",
+            "overwrite"),
             kind=args.kind)
     except (SpecError, ValueError) as exc:
         return _fail(str(exc))

@@ -6,7 +6,8 @@
 Modules, one concept each: ``config`` (every switch, TRL's names), ``data`` (prompts in),
 ``vllm_engine`` (vLLM as the sampler, with the weight sync; the samplers themselves, HF and vLLM,
 are ``rewardsmith.reward_models.sampling``), ``objective`` (advantages and the loss), ``sampling``
-(prompt order and the pass-rate record), ``loop`` (the trainer), ``report`` (plots).
+(prompt order and the pass-rate record), ``loop`` (the trainer), ``no_signal`` (why a run
+learns nothing, and what to change), ``report`` (plots).
 Importing this package does not import torch; ``train`` and the trainer do.
 """
 

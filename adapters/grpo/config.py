@@ -119,6 +119,11 @@ class GRPOConfig(CheckedOptions):
     save_every: Annotated[int, Range(ge=0)] = option(50, "checkpoint every N steps (0: never)")
     keep_checkpoints: Annotated[int, Range(gt=0)] = option(2, "checkpoints kept (oldest removed)")
     resume: bool = option(True, "continue from the last checkpoint in output_dir when there is one")
+    overwrite: bool = option(False, "start over in an output_dir that holds a previous run, removing its files "
+                                    "(without it, such a folder is refused unless there is a run to resume)")
+    no_signal_warn_after: Annotated[int, Range(ge=0)] = option(
+        3, "warn (once per stretch, saying why and what to change) when this many steps in a row have no "
+           "reward variance in >= 99% of their groups (0: never)")
     save_model: bool = option(True, "write the final model (LoRA merged) to output_dir/model")
     tensorboard: bool = option(False, "also log to output_dir/tensorboard (needs the tensorboard package)")
 

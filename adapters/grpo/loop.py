@@ -34,6 +34,7 @@ import torch
 from rewardsmith.adapters.fields import map_fields
 from rewardsmith.adapters.grpo.config import GRPOConfig
 from rewardsmith.adapters.grpo.data import Prompt, PromptSet
+from rewardsmith.adapters.grpo.no_signal import NoSignalWatch, StepSignal
 from rewardsmith.adapters.grpo.objective import (
     BatchTotals,
     LossSettings,
@@ -105,12 +106,32 @@ class Rollouts:
 
 @dataclass
 class GRPOResult:
+    """What a run did: ``initial_eval`` and ``final_eval`` are the held-out evaluations before the
+    first step and after the last (empty without an eval set); ``no_signal_steps`` the steps whose
+    groups carried no reward variance (see :mod:`.no_signal`)."""
+
     output_dir: Path
     model_dir: Path | None
     steps: int
     seconds: float
     final_eval: dict[str, Any]
     skipped_prompts: dict[str, int] = field(default_factory=dict)
+    initial_eval: dict[str, Any] = field(default_factory=dict)
+    no_signal_steps: int = 0
+
+    def summary(self) -> str:
+        """The run's last line: steps, time, the share of steps without signal, and held-out
+        pass@1 (and the answered share) before -> after."""
+        share = self.no_signal_steps / max(self.steps, 1)
+        line = (f"GRPO: {self.steps} steps in {self.seconds:.0f} s; {self.no_signal_steps} of {self.steps} steps "
+                f"({share:.0%}) without learning signal")
+        if self.final_eval:
+            before, after = self.initial_eval, self.final_eval
+            shown = lambda d, k: f"{d[k]:.3f}" if isinstance(d.get(k), (int, float)) else "?"  # noqa: E731
+            line += (f"; eval pass@1 {shown(before, 'pass_at_1')} → {shown(after, 'pass_at_1')}, answered "
+                     f"{shown(before, 'answered')} → {shown(after, 'answered')} "
+                     f"({int(after.get('prompts', 0))} prompts)")
+        return line
 
 
 def completions_for(prompts: Sequence[Prompt], texts: Sequence[str], group_size: int) -> list[Any]:
@@ -174,6 +195,7 @@ class GRPOTrainer:
         self.progress = progress
         self.out = Path(config.output_dir)
         self.reward = reward if reward is not None else build(config.reward)  # fails before any model loads
+        lifecycle.claim_output_dir(self.out, resume=config.resume, overwrite=config.overwrite)  # likewise
         if not train.prompts:
             raise ValueError("no prompt to train on" + (f" ({train.describe()})" if train.skipped else ""))
         self.train_set, self.eval_set = train, evaluation
@@ -210,7 +232,10 @@ class GRPOTrainer:
         self.sampler = PromptSampler(len(train.prompts), config.seed, window=config.pass_rate_window,
                                      skip_extreme=config.skip_extreme_prompts, reprobe_after=config.reprobe_after)
         self.step = 0
-        self.counters: dict[str, int] = {"error_rows": 0, "invalid_rows": 0, "skipped_extreme": 0, "empty_steps": 0}
+        self.counters: dict[str, int] = {"error_rows": 0, "invalid_rows": 0, "skipped_extreme": 0, "empty_steps": 0,
+                                         "no_signal_steps": 0}
+        self.signal = StepSignal(step=1)  # the groups of the step being sampled
+        self.no_signal = NoSignalWatch(config)
         # a dataset without the column the reward reads trains on zeros without a word: say it once
         self.health = InputHealth("train grpo", _columns_fix)
         self._tensorboard: Any = None
@@ -294,6 +319,7 @@ class GRPOTrainer:
         stats = {"rounds": 0.0, "groups_sampled": 0.0, "informative_groups": 0.0, "tokens_generated": 0.0}
         kept: list[Rollouts] = []
         informative = 0
+        self.signal = StepSignal(step=self.step + 1)
         for round_ in range(1 + (config.max_resample_rounds if config.dynamic_sampling else 0)):
             want = config.prompts_per_step - (informative if config.dynamic_sampling else 0)
             if prompts is not None and round_ == 0:
@@ -313,6 +339,8 @@ class GRPOTrainer:
             for g, prompt in enumerate(chosen):
                 rows = range(g * config.num_generations, (g + 1) * config.num_generations)
                 self.sampler.record(prompt.index, sum(batch.passed[i] for i in rows) / len(rows), self.step)
+                self.signal.add_group([batch.verdicts[i] for i in rows], [batch.passed[i] for i in rows],
+                                      [batch.truncated[i] for i in rows], bool(advantages.zero_variance[g]))
             useful = [g for g in range(len(chosen)) if not bool(advantages.zero_variance[g])]
             stats["rounds"] += 1
             stats["groups_sampled"] += len(chosen)
@@ -519,6 +547,11 @@ class GRPOTrainer:
             "generate_tokens_per_s": roll["tokens_generated"] / max(roll["generate"], 1e-9)})
         if len(batch):
             self._write_samples(batch)
+        if self.signal.no_signal:
+            self.counters["no_signal_steps"] += 1
+        warning = self.no_signal.observe(self.signal)
+        if warning:
+            logger.warning(warning)
         return record
 
     def run(self) -> GRPOResult:
@@ -532,8 +565,12 @@ class GRPOTrainer:
                  f"{self.device}{' (bf16)' if self.bf16 else ''}{', LoRA' if self.config.lora else ''}"
                  f"{f', resuming at step {self.step}' if self.step else ''}")
         started = time.perf_counter()
+        initial_eval: dict[str, Any] = {}
         if self.step == 0 and self.eval_set and self.eval_set.prompts:
-            self._write(log_path, {"step": 0, **_prefixed("eval_", self.evaluate())})
+            initial_eval = self.evaluate()
+            self._write(log_path, {"step": 0, **_prefixed("eval_", initial_eval)})
+        elif self.eval_set and self.eval_set.prompts:  # resumed: the step-0 record of the log
+            initial_eval = _initial_eval(log_path)
         bar = lifecycle.progress(self.config.max_steps, self.step, self.progress, "grpo")
         try:
             while self.step < self.config.max_steps:
@@ -560,8 +597,10 @@ class GRPOTrainer:
         plot_run(log_path, self.out / "curves.png")
         if self._tensorboard is not None:
             self._tensorboard.close()
-        result = GRPOResult(self.out, model_dir, self.step, seconds, final_eval, dict(self.train_set.skipped))
+        result = GRPOResult(self.out, model_dir, self.step, seconds, final_eval, dict(self.train_set.skipped),
+                            initial_eval, self.counters["no_signal_steps"])
         (self.out / "result.json").write_text(json.dumps(asdict(result), indent=2, default=str))
+        logger.info(result.summary())
         return result
 
     # ------------------------------------------------------------------ evaluation
@@ -712,6 +751,16 @@ def _prefixed(prefix: str, values: dict[str, Any]) -> dict[str, Any]:
     return {f"{prefix}{k}": v for k, v in values.items()}
 
 
+def _initial_eval(log_path: Path) -> dict[str, Any]:
+    """The held-out evaluation before the first step, from the log (a resumed run's)."""
+    from rewardsmith.adapters.grpo.report import read_log
+
+    for record in read_log(log_path):
+        if record.get("step") == 0 and any(k.startswith("eval_") for k in record):
+            return {k.removeprefix("eval_"): v for k, v in record.items() if k.startswith("eval_")}
+    return {}
+
+
 def _truncate_log(path: Path, step: int) -> None:
     """Drop records past ``step`` (written after the checkpoint a resume starts from), so a resumed
     run's log has every step once."""
@@ -725,13 +774,15 @@ def _truncate_log(path: Path, step: int) -> None:
 
 
 def build_trainer(config: GRPOConfig, data: str | Path, *, progress: bool = True) -> GRPOTrainer:
-    """The reward first (a spec that cannot be built fails before any model loads), then the
+    """The reward first (a spec that cannot be built fails before any model loads), the output
+    folder (a previous run there is resumed, refused or, with ``overwrite``, cleared), then the
     tokenizer and the prompts (too-long and malformed rows reported), then the trainer."""
     from rewardsmith.adapters.grpo.data import load_prompts
     from rewardsmith.reward_models.loading import load_tokenizer
     from rewardsmith.verifiers.registry import build
 
     reward = build(config.reward)
+    lifecycle.claim_output_dir(Path(config.output_dir), resume=config.resume, overwrite=config.overwrite)
     tokenizer = load_tokenizer(config.model, padded=True)
     limit = config.max_prompt_length or _context_length(config.model) - config.max_completion_length
     if limit <= 0:
