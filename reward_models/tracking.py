@@ -143,8 +143,9 @@ class Tracker:
                                                name=output_dir.resolve().name, dir=str(output_dir),
                                                config=dict(config), mode=mode)
                 if mode == "offline":
-                    logger.info(f"W&B: offline run in {tracker.wandb_run.dir}; upload it with `wandb sync "
-                                f"{output_dir / 'wandb'}/offline-run-*` (set WANDB_MODE=online to log online)")
+                    run_dir = Path(tracker.wandb_run.dir).parent
+                    logger.info(f"W&B: offline (neither WANDB_MODE nor WANDB_API_KEY is set); upload the run "
+                                f"with `wandb sync {run_dir}`")
         except BaseException:
             tracker.close()
             raise

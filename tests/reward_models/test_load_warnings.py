@@ -15,8 +15,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from rewardsmith.reward_models.loading import quiet_loading  # noqa: E402
-from rewardsmith.reward_models.model import load_model  # noqa: E402
+from rewardsmith.reward_models.loading import quiet_loading
+from rewardsmith.reward_models.model import load_model
 
 TP_LOGGER = "transformers.distributed.tensor_parallel"
 LOAD_LOGGER = "transformers.modeling_utils"

@@ -132,6 +132,7 @@ def test_rm_series_are_named_as_trl_shows_them_and_eval_ones_stand_apart():
     assert accuracy.style()["marker"] and accuracy.style()["linestyle"] == "-"  # 2 points: both visible
     assert evaluation.style()["marker"] and evaluation.style()["linestyle"] != "-"  # one eval point: a marker
     assert evaluation.style()["marker"] != accuracy.style()["marker"]
+    assert evaluation.style(0)["marker"] != evaluation.style(1)["marker"]  # equal values at a step both show
 
 
 def test_long_series_drop_markers_but_eval_keeps_them():
