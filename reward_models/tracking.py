@@ -132,7 +132,7 @@ class Tracker:
             if "tensorboard" in names:
                 from torch.utils.tensorboard import SummaryWriter
 
-                kwargs = {"purge_step": start_step} if start_step else {}
+                kwargs = {"purge_step": start_step + 1} if start_step else {}  # drops steps > start_step
                 tracker.writer = SummaryWriter(str(output_dir / "tensorboard"), **kwargs)
                 logger.info(f"TensorBoard: tensorboard --logdir {output_dir / 'tensorboard'}")
             if "wandb" in names:

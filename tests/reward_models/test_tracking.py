@@ -159,3 +159,26 @@ def test_a_plot_is_written_from_one_point_on_with_integer_steps(tmp_path, points
     series = Series("loss", list(range(1, points + 1)), [0.5] * points)
     target = draw({"loss": [series], "eval": [Series("eval_auroc", [points], [0.9])]}, tmp_path / "c.png")
     assert target is not None and target.stat().st_size > 5_000
+
+
+def test_a_resumed_run_drops_the_tensorboard_steps_past_its_checkpoint(tmp_path):
+    """The run that stopped logged steps 1-3 but its checkpoint is step 2: resumed there, step 3
+    shows once, with the resumed run's value."""
+    pytest.importorskip("torch")
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from rewardsmith.reward_models.tracking import Tracker
+
+    first = Tracker.open("tensorboard", tmp_path, {})
+    for step in (1, 2, 3):
+        first.log(step, {"step": step, "loss": float(step), "eval_auroc": 0.5, "flag": True, "note": "x"})
+    first.close()
+    resumed = Tracker.open(["tensorboard"], tmp_path, {}, start_step=2)
+    resumed.log(3, {"step": 3, "loss": 30.0, "missing": None})
+    resumed.close()
+    resumed.close()  # twice is harmless
+    events = EventAccumulator(str(tmp_path / "tensorboard"))
+    events.Reload()
+    assert sorted(events.Tags()["scalars"]) == ["eval/auroc", "train/loss"]
+    assert [(e.step, e.value) for e in events.Scalars("train/loss")] == [(1, 1.0), (2, 2.0), (3, 30.0)]
