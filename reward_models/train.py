@@ -134,6 +134,7 @@ class Trainer:
         self.kind = config.kind
         _check_examples(config.kind, train)
         require(config.report_to)  # a missing tensorboard / wandb fails before the model loads
+        self.tracker = Tracker()  # no sink until run() opens them
         if evaluation is None:
             train, evaluation = holdout(train, config.eval_fraction, config.seed)
         self.raw_train, self.raw_eval = list(train), list(evaluation or [])
