@@ -58,9 +58,9 @@ def add_tracking_flags(parser: argparse.ArgumentParser) -> None:
                         help="write a log record every N steps; auto (default): every step up to 199 steps, then "
                              "about 100 records per run")
     parser.add_argument("--report-to", nargs="+", choices=["none", "tensorboard", "wandb"], default=None,
-                        metavar="SINK", help="also send the metrics to tensorboard (OUTPUT_DIR/tensorboard) and/or "
-                                             "wandb (offline unless WANDB_MODE or WANDB_API_KEY is set); "
-                                             "default: none")
+                        metavar="SINK", help="where the metrics go besides log.jsonl, one or more of: none (default), "
+                                             "tensorboard (events in OUTPUT_DIR/tensorboard), wandb (offline "
+                                             "unless WANDB_MODE or WANDB_API_KEY is set)")
 
 
 def _log_every(text: str) -> int | str:
