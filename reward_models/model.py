@@ -17,10 +17,9 @@ hub id, or an alias for the offline test models: ``smollm2``, ``minilm``).
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-from rewardsmith.reward_models.loading import ModelLoadError, cannot_load, resolve
+from rewardsmith.reward_models.loading import ModelLoadError, cannot_load, quiet_loading, resolve
 
 
 def load_model(name: str, kind: str, num_labels: int = 1, dtype: Any = None, pad_token_id: int | None = None) -> Any:
@@ -32,15 +31,11 @@ def load_model(name: str, kind: str, num_labels: int = 1, dtype: Any = None, pad
     kwargs: dict[str, Any] = {"num_labels": num_labels}
     if dtype is not None:
         kwargs["dtype"] = dtype
-    quiet = logging.getLogger("transformers.modeling_utils")
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)  # "newly initialized: score.weight" is the point of a new head
     try:
-        model = auto.from_pretrained(path, **kwargs)
+        with quiet_loading():  # "newly initialized: score.weight" is the point of a new head
+            model = auto.from_pretrained(path, **kwargs)
     except Exception as exc:
         raise ModelLoadError(cannot_load(name, "model", exc)) from exc
-    finally:
-        quiet.setLevel(level)
     if pad_token_id is not None:
         model.config.pad_token_id = pad_token_id
     return model

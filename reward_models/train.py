@@ -30,12 +30,14 @@ from typing import Annotated, Any, Literal
 
 from rewardsmith.reward_models import lifecycle, metrics
 from rewardsmith.reward_models.checkpoint import checkpoint_dirs
+from rewardsmith.reward_models.curves import Series, draw, read_log, series
 from rewardsmith.reward_models.data import Example, Pair, Point, Stepwise
 from rewardsmith.reward_models.encoding import Encoded, Encoder
 from rewardsmith.reward_models.inference import IGNORE, META_FILE, ModelMeta, collate, log_odds, predict, sigmoid
 from rewardsmith.reward_models.loading import load_tokenizer
 from rewardsmith.reward_models.model import is_bidirectional, load_model, position_logits
 from rewardsmith.reward_models.steps import DEFAULT_SEPARATOR, StepSplitter
+from rewardsmith.reward_models.tracking import LOG_EVERY_DOC, REPORT_TO_DOC, Tracker, log_interval, require
 from rewardsmith.verifiers.options import CheckedOptions, Range, option
 from rewardsmith.verifiers.wording import plural
 
@@ -100,7 +102,9 @@ class TrainConfig(CheckedOptions):
     eval_batch_size: Annotated[int, Range(gt=0)] = option(32, "rows per evaluation batch")
     save_every: Annotated[int, Range(ge=0)] = option(200, "checkpoint every N optimizer steps (0: never)")
     keep_checkpoints: Annotated[int, Range(gt=0)] = option(2, "checkpoints kept (oldest removed)")
-    log_every: Annotated[int, Range(gt=0)] = option(10, "log every N optimizer steps")
+    log_every: Literal["auto"] | Annotated[int, Range(gt=0)] = option("auto", LOG_EVERY_DOC)
+    report_to: (Literal["none", "tensorboard", "wandb"]
+                | tuple[Literal["none", "tensorboard", "wandb"], ...]) = option("none", REPORT_TO_DOC)
     resume: bool = option(True, "continue from the last checkpoint in output_dir when there is one")
     overwrite: bool = option(False, "start over in an output_dir that holds a previous run, removing its files "
                                     "(without it, such a folder is refused unless there is a run to resume)")
@@ -132,8 +136,10 @@ class Trainer:
         self.out = Path(config.output_dir)
         self.kind = config.kind
         _check_examples(config.kind, train)
+        require(config.report_to)  # a missing tensorboard / wandb fails before the model loads
         # resume, refuse or clear a used output_dir before anything loads
         lifecycle.claim_output_dir(self.out, resume=config.resume, overwrite=config.overwrite)
+        self.tracker = Tracker()  # no sink until run() opens them
         if evaluation is None:
             train, evaluation = holdout(train, config.eval_fraction, config.seed)
         self.raw_train, self.raw_eval = list(train), list(evaluation or [])
@@ -300,6 +306,8 @@ class Trainer:
                  f"({len(self.eval_set):,} held out) for {plural(self.total_steps, 'step')} on {self.device}"
                  f"{' in bf16' if self.bf16 else ''}"
                  f"{', LoRA' if self.config.lora else ''}" + (f"; skipped {self.skipped}" if self.skipped else ""))
+        log_every = log_interval(self.config.log_every, self.total_steps)
+        self.tracker = Tracker.open(self.config.report_to, self.out, asdict(self.config), start_step=start_step)
         bar = lifecycle.progress(self.total_steps, start_step, self.progress, "training")
         window: dict[str, float] = {"loss": 0.0, "correct": 0.0, "count": 0.0, "samples": 0.0, "steps": 0.0}
         started = time.perf_counter()
@@ -315,7 +323,7 @@ class Trainer:
                 window["samples"] += samples
                 done = step + 1
                 bar.update(1)
-                if done % self.config.log_every == 0 or done == self.total_steps:
+                if done % log_every == 0 or done == self.total_steps:
                     now = time.perf_counter()
                     record = {"step": done, "epoch": round(done / self.steps_per_epoch, 3),
                               "loss": window["loss"] / window["steps"],
@@ -331,11 +339,12 @@ class Trainer:
                     self._write_log(log_path, {"step": done, **{f"eval_{k}": v for k, v in last_eval.items()}})
                 if self.config.save_every and done % self.config.save_every == 0 and done < self.total_steps:
                     self.save_checkpoint(done)
+            seconds = time.perf_counter() - started
+            last_eval = self.evaluate()
+            self._write_log(log_path, {"step": self.total_steps, **{f"eval_{k}": v for k, v in last_eval.items()}})
         finally:
             bar.close()
-        seconds = time.perf_counter() - started
-        last_eval = self.evaluate()
-        self._write_log(log_path, {"step": self.total_steps, **{f"eval_{k}": v for k, v in last_eval.items()}})
+            self.tracker.close()
         model_dir = self.save_model(last_eval)
         plot_curves(log_path, self.out / "curves.png")
         del torch  # imported for its side effect of failing early when missing
@@ -365,6 +374,7 @@ class Trainer:
     def _write_log(self, path: Path, record: dict[str, Any]) -> None:
         with path.open("a") as handle:
             handle.write(json.dumps(record) + "\n")
+        self.tracker.log(record["step"], record)
 
     # ------------------------------------------------------------------ evaluation
 
@@ -507,49 +517,25 @@ def _head_names(model: Any) -> list[str]:
     return [name for name in ("score", "classifier", "pooler") if hasattr(model, name)]
 
 
+def curve_panels(records: Sequence[dict[str, Any]]) -> dict[str, list[Series]]:
+    """What :func:`plot_curves` draws: the training loss; training accuracy with every evaluation
+    metric in [0, 1] (AUROC, F1, accuracy); the learning rate."""
+    keys = sorted({k for r in records for k in r if k.startswith("eval_") and k not in SKIPPED_IN_PLOT})
+    panels = {"training loss": ["loss"], "accuracy and evaluation": ["accuracy", *keys], "learning rate": ["lr"]}
+    return {title: [s for s in (series(records, key) for key in names) if s.xs] for title, names in panels.items()}
+
+
 def plot_curves(log_path: Path, target: Path) -> Path | None:
-    """Three panels (matplotlib, no display): the training loss; training accuracy with every
-    evaluation metric in [0, 1] (AUROC, F1, accuracy); the learning rate."""
-    if not log_path.exists():
+    """The curves of :func:`curve_panels` as a PNG (matplotlib, no display); None when nothing
+    was logged or matplotlib is missing."""
+    records = read_log(log_path)
+    if not any("loss" in r for r in records):
         return None
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    records = [json.loads(line) for line in log_path.read_text().splitlines() if line.strip()]
-    series: dict[str, tuple[list[int], list[float]]] = {}
-    for record in records:
-        for key, value in record.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in SKIPPED_IN_PLOT:
-                xs, ys = series.setdefault(key, ([], []))
-                xs.append(record["step"])
-                ys.append(float(value))
-    if "loss" not in series:
-        return None
-    panels = {"training loss": ["loss"],
-              "accuracy and evaluation": ["accuracy", *sorted(k for k in series if k.startswith("eval_"))],
-              "learning rate": ["lr"]}
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
-    for ax, (title, keys) in zip(axes, panels.items(), strict=True):
-        for key in keys:
-            if key in series:
-                xs, ys = series[key]
-                ax.plot(xs, ys, marker="." if len(xs) < 30 else None, label=key.removeprefix("eval_"))
-        ax.set_title(title, fontsize=10)
-        ax.set_xlabel("optimizer step", fontsize=8)
-        ax.grid(alpha=0.3)
-        if len(keys) > 1:
-            ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(target, dpi=100)
-    plt.close(fig)
-    return target
+    return draw(curve_panels(records), target, "optimizer step")
 
 
-SKIPPED_IN_PLOT = frozenset({"step", "epoch", "samples_per_s", "grad_norm", "eval_steps", "eval_threshold"})
+SKIPPED_IN_PLOT = frozenset({"eval_steps", "eval_threshold"})
 
 
-__all__ = ["TrainConfig", "TrainResult", "Trainer", "evaluate_encoded", "holdout", "log_odds", "plot_curves", "train"]
+__all__ = ["TrainConfig", "TrainResult", "Trainer", "curve_panels", "evaluate_encoded", "holdout", "log_odds",
+           "plot_curves", "train"]

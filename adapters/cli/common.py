@@ -112,6 +112,29 @@ def _config_from_args(args: argparse.Namespace, config_type: Any, flags: Iterabl
     return config_type.from_mapping(values, **overrides)
 
 
+def add_tracking_flags(parser: argparse.ArgumentParser) -> None:
+    """``--log-every`` and ``--report-to``, the same on every ``train`` command."""
+    parser.add_argument("--log-every", type=_log_every, default=None, metavar="N|auto",
+                        help="write a log record every N steps; auto (default): every step up to 199 steps, then "
+                             "about 100 records per run")
+    parser.add_argument("--report-to", nargs="+", choices=["none", "tensorboard", "wandb"], default=None,
+                        metavar="SINK", help="where the metrics go besides log.jsonl, one or more of: none (default), "
+                                             "tensorboard (events in OUTPUT_DIR/tensorboard), wandb (offline "
+                                             "unless WANDB_MODE or WANDB_API_KEY is set)")
+
+
+def _log_every(text: str) -> int | str:
+    if text == "auto":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected auto or a whole number of steps >= 1, got {text!r}")
+    return value
+
+
 def _interrupted(output_dir: str | Path) -> int:
     """Ctrl-C during training: the checkpoints stay, and the same command resumes from them (with
     none written yet, a rerun needs --overwrite)."""

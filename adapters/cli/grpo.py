@@ -6,7 +6,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.adapters.cli.common import _config_from_args, _fail, _interrupted, _list_or_require_data, _say
+from rewardsmith.adapters.cli.common import (
+    _config_from_args,
+    _fail,
+    _interrupted,
+    _list_or_require_data,
+    _say,
+    add_tracking_flags,
+)
 from rewardsmith.adapters.grpo.config import GRPOConfig
 
 EPILOG = """\
@@ -61,6 +68,7 @@ def add_parser(kinds: Any) -> None:
     grpo.add_argument("-o", "--output-dir", default=None, help="where everything goes (default: grpo-out)")
     for flag, kind, text in FLAGS:
         grpo.add_argument(flag, type=kind, default=None, help=text)
+    add_tracking_flags(grpo)
     grpo.add_argument("--generator", choices=["hf", "vllm"], default=None, help="sampler (default: hf)")
     grpo.add_argument("--lora", action="store_true", default=None, help="train LoRA adapters (peft)")
     grpo.add_argument("--device", choices=["auto", "cpu", "cuda"], default=None,
@@ -76,6 +84,7 @@ def add_parser(kinds: Any) -> None:
 
 def config_from_args(args: argparse.Namespace) -> GRPOConfig:
     names = ["model", "output_dir", "reward", "eval_data", "generator", "lora", "device", "overwrite",
+             "log_every", "report_to",
              *(flag[2:].replace("-", "_") for flag, _, _ in FLAGS)]
     return _config_from_args(args, GRPOConfig, names)
 

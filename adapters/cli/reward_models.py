@@ -15,7 +15,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.adapters.cli.common import _config_from_args, _fail, _interrupted, _list_or_require_data, _say
+from rewardsmith.adapters.cli.common import (
+    _config_from_args,
+    _fail,
+    _interrupted,
+    _list_or_require_data,
+    _say,
+    add_tracking_flags,
+)
 from rewardsmith.reward_models.synthetic import VARIANTS
 from rewardsmith.verifiers.wording import plural
 
@@ -235,6 +242,7 @@ def _add_rm_train_arguments(train: argparse.ArgumentParser) -> None:
                                                                                 "every N steps")):
         train.add_argument(flag, type=kind, default=None, help=text)
     train.add_argument("--lora", action="store_true", default=None, help="train LoRA adapters (peft)")
+    add_tracking_flags(train)
     train.add_argument("--gradient-checkpointing", action="store_true", default=None,
                        help="recompute activations in the backward pass: less memory, slower")
     train.add_argument("--device", choices=["auto", "cpu", "cuda"], default=None,
@@ -491,7 +499,7 @@ def _train(args: argparse.Namespace) -> int:
         config = _config_from_args(args, TrainConfig, (
             "model", "output_dir", "max_steps", "epochs", "batch_size", "learning_rate", "seed", "max_length",
             "gradient_accumulation_steps", "eval_every", "save_every", "lora", "gradient_checkpointing", "device",
-            "overwrite"),
+            "overwrite", "log_every", "report_to"),
             kind=args.kind)
     except (SpecError, ValueError) as exc:
         return _fail(str(exc))

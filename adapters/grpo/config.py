@@ -9,11 +9,15 @@ split into micro-batches of ``micro_batch_size`` completions (TRL's per-device b
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
+from rewardsmith.reward_models.tracking import LOG_EVERY_DOC, REPORT_TO_DOC, sinks
 from rewardsmith.verifiers.options import CheckedOptions, Range, option
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(kw_only=True)
@@ -110,7 +114,9 @@ class GRPOConfig(CheckedOptions):
     lora_dropout: Annotated[float, Range(ge=0, le=1)] = option(0.0, "LoRA dropout")
     lora_target_modules: str | tuple[str, ...] = option("all-linear", "modules that get adapters")
     # operating
-    log_every: Annotated[int, Range(gt=0)] = option(1, "write log.jsonl every N steps")
+    log_every: Literal["auto"] | Annotated[int, Range(gt=0)] = option("auto", LOG_EVERY_DOC)
+    report_to: (Literal["none", "tensorboard", "wandb"]
+                | tuple[Literal["none", "tensorboard", "wandb"], ...]) = option("none", REPORT_TO_DOC)
     samples_per_step: Annotated[int, Range(ge=0)] = option(2, "completions per step written to samples.jsonl")
     eval_every: Annotated[int, Range(ge=0)] = option(0, "evaluate pass@1 on held-out prompts every N steps "
                                                         "(0: at the start and the end only)")
@@ -125,5 +131,13 @@ class GRPOConfig(CheckedOptions):
         3, "warn (once per stretch, saying why and what to change) when this many steps in a row have no "
            "reward variance in >= 99% of their groups (0: never)")
     save_model: bool = option(True, "write the final model (LoRA merged) to output_dir/model")
-    tensorboard: bool = option(False, "also log to output_dir/tensorboard (needs the tensorboard package)")
+    tensorboard: bool = option(False, "deprecated: use report_to: tensorboard (true adds it to report_to)")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.tensorboard:
+            logger.warning("grpo config: `tensorboard: true` is deprecated; use `report_to: tensorboard`")
+            names = sinks(self.report_to)
+            if "tensorboard" not in names:
+                self.report_to = (*names, "tensorboard")
 

@@ -49,6 +49,7 @@ from rewardsmith.reward_models import lifecycle
 from rewardsmith.reward_models.checkpoint import checkpoint_dirs
 from rewardsmith.reward_models.sampling import HFSampler, Sampled, Sampler, SamplingSettings
 from rewardsmith.reward_models.shared_prompt import prompt_groups
+from rewardsmith.reward_models.tracking import Tracker, log_interval, require
 from rewardsmith.verifiers import RewardsmithError
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
 from rewardsmith.verifiers.wording import plural
@@ -195,6 +196,7 @@ class GRPOTrainer:
         self.progress = progress
         self.out = Path(config.output_dir)
         self.reward = reward if reward is not None else build(config.reward)  # fails before any model loads
+        require(config.report_to)  # so does a missing tensorboard / wandb
         lifecycle.claim_output_dir(self.out, resume=config.resume, overwrite=config.overwrite)  # likewise
         if not train.prompts:
             raise ValueError("no prompt to train on" + (f" ({train.describe()})" if train.skipped else ""))
@@ -238,7 +240,7 @@ class GRPOTrainer:
         self.no_signal = NoSignalWatch(config)
         # a dataset without the column the reward reads trains on zeros without a word: say it once
         self.health = InputHealth("train grpo", _columns_fix)
-        self._tensorboard: Any = None
+        self.tracker = Tracker()  # opened by run()
 
     # ------------------------------------------------------------------ setup
 
@@ -564,6 +566,8 @@ class GRPOTrainer:
                  f"{plural(self.config.prompts_per_step, 'prompt')} x {self.config.num_generations} completions on "
                  f"{self.device}{' (bf16)' if self.bf16 else ''}{', LoRA' if self.config.lora else ''}"
                  f"{f', resuming at step {self.step}' if self.step else ''}")
+        log_every = log_interval(self.config.log_every, self.config.max_steps)
+        self.tracker = Tracker.open(self.config.report_to, self.out, asdict(self.config), start_step=self.step)
         started = time.perf_counter()
         initial_eval: dict[str, Any] = {}
         if self.step == 0 and self.eval_set and self.eval_set.prompts:
@@ -581,22 +585,21 @@ class GRPOTrainer:
                 last = self.step == self.config.max_steps
                 if self.config.eval_every and self.step % self.config.eval_every == 0 and not last:
                     record.update(_prefixed("eval_", self.evaluate()))
-                if self.step % self.config.log_every == 0 or last:
+                if self.step % log_every == 0 or last:
                     self._write(log_path, record)
                 if self.config.save_every and self.step % self.config.save_every == 0 and not last:
                     self.save_checkpoint()
+            seconds = time.perf_counter() - started
+            final_eval = self.evaluate() if self.eval_set and self.eval_set.prompts else {}
+            if final_eval:
+                self._write(log_path, {"step": self.step, **_prefixed("eval_", final_eval)})
         finally:
             bar.close()
-        seconds = time.perf_counter() - started
-        final_eval = self.evaluate() if self.eval_set and self.eval_set.prompts else {}
-        if final_eval:
-            self._write(log_path, {"step": self.step, **_prefixed("eval_", final_eval)})
+            self.tracker.close()
         model_dir = self.save_model() if self.config.save_model else None
         from rewardsmith.adapters.grpo.report import plot_run
 
         plot_run(log_path, self.out / "curves.png")
-        if self._tensorboard is not None:
-            self._tensorboard.close()
         result = GRPOResult(self.out, model_dir, self.step, seconds, final_eval, dict(self.train_set.skipped),
                             initial_eval, self.counters["no_signal_steps"])
         (self.out / "result.json").write_text(json.dumps(asdict(result), indent=2, default=str))
@@ -620,14 +623,7 @@ class GRPOTrainer:
         record = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in record.items()}
         with path.open("a") as handle:
             handle.write(json.dumps(record) + "\n")
-        if self.config.tensorboard:
-            if self._tensorboard is None:
-                from torch.utils.tensorboard import SummaryWriter
-
-                self._tensorboard = SummaryWriter(str(self.out / "tensorboard"))
-            for key, value in record.items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool) and key != "step":
-                    self._tensorboard.add_scalar(key, value, record["step"])
+        self.tracker.log(record["step"], record)
 
     def _write_samples(self, batch: Rollouts) -> None:
         k = self.config.samples_per_step
@@ -686,10 +682,12 @@ def _load_policy(name: str) -> Any:
     """fp32 master weights whatever the checkpoint's dtype (bf16 is autocast's business)."""
     from transformers import AutoModelForCausalLM
 
+    from rewardsmith.reward_models.loading import quiet_loading
     from rewardsmith.reward_models.model import ModelLoadError, resolve
 
     try:
-        return AutoModelForCausalLM.from_pretrained(resolve(name), dtype=torch.float32)
+        with quiet_loading():
+            return AutoModelForCausalLM.from_pretrained(resolve(name), dtype=torch.float32)
     except OSError as exc:
         raise ModelLoadError(f"cannot load the policy {name!r}: {exc}") from exc
 
@@ -782,6 +780,7 @@ def build_trainer(config: GRPOConfig, data: str | Path, *, progress: bool = True
     from rewardsmith.verifiers.registry import build
 
     reward = build(config.reward)
+    require(config.report_to)
     lifecycle.claim_output_dir(Path(config.output_dir), resume=config.resume, overwrite=config.overwrite)
     tokenizer = load_tokenizer(config.model, padded=True)
     limit = config.max_prompt_length or _context_length(config.model) - config.max_completion_length

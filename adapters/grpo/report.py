@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import math
 from pathlib import Path
 from typing import Any
+
+from rewardsmith.reward_models.curves import Series, draw, read_log, series
 
 PANELS: dict[str, list[str]] = {
     "reward": ["reward_mean", "pass_rate", "eval_pass_at_1", "eval_answered"],
@@ -15,18 +15,15 @@ PANELS: dict[str, list[str]] = {
 }
 
 
-def read_log(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
-
-
-def series(records: list[dict[str, Any]], key: str) -> tuple[list[int], list[float]]:
-    xs, ys = [], []
-    for record in records:
-        value = record.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value):
-            xs.append(int(record["step"]))
-            ys.append(float(value))
-    return xs, ys
+def run_panels(records: list[dict[str, Any]]) -> dict[str, list[Series]]:
+    """What :func:`plot_run` draws (:data:`PANELS`), the mean reward with a ± one std band."""
+    panels = {title: [s for s in (series(records, key) for key in keys) if s.xs] for title, keys in PANELS.items()}
+    mean, std = series(records, "reward_mean"), series(records, "reward_std")
+    if mean.xs and mean.xs == std.xs:
+        mean.band = ([m - s for m, s in zip(mean.ys, std.ys, strict=True)],
+                     [m + s for m, s in zip(mean.ys, std.ys, strict=True)])
+        panels["reward"] = [mean if s.key == "reward_mean" else s for s in panels["reward"]]
+    return panels
 
 
 def plot_run(log_path: Path, target: Path) -> Path | None:
@@ -36,32 +33,4 @@ def plot_run(log_path: Path, target: Path) -> Path | None:
     records = read_log(log_path)
     if not any("reward_mean" in r for r in records):
         return None
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    fig, axes = plt.subplots(1, len(PANELS), figsize=(4.2 * len(PANELS), 3.6))
-    for ax, (title, keys) in zip(axes, PANELS.items(), strict=True):
-        for key in keys:
-            xs, ys = series(records, key)
-            if xs:
-                ax.plot(xs, ys, marker="o" if key.startswith("eval_") or len(xs) < 30 else None, markersize=3,
-                        label=key)
-        if title == "reward":
-            xs, means = series(records, "reward_mean")
-            _, stds = series(records, "reward_std")
-            if len(stds) == len(means):
-                ax.fill_between(xs, [m - s for m, s in zip(means, stds, strict=True)],
-                                [m + s for m, s in zip(means, stds, strict=True)], alpha=0.15)
-        ax.set_title(title, fontsize=10)
-        ax.set_xlabel("step", fontsize=8)
-        ax.grid(alpha=0.3)
-        if ax.lines:
-            ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(target, dpi=100)
-    plt.close(fig)
-    return target
+    return draw(run_panels(records), target)
