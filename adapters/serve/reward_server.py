@@ -35,7 +35,6 @@ import logging
 import os
 import shutil
 import socket
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -65,7 +64,6 @@ from rewardsmith.verifiers.pool import started_workers
 
 CONFIG_ENV = "REWARDSMITH_SERVE_CONFIG"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # read by prometheus_client when it is first imported
-SWITCH_INTERVAL_S = 0.001  # the GIL hand-over of a server process (Python's default: 0.005)
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
 logger = logging.getLogger("rewardsmith.server")
@@ -617,10 +615,6 @@ def app_from_env() -> Any:
     text = os.environ.get(CONFIG_ENV)
     config = ServerConfig.from_json(text) if text else ServerConfig()
     _log_to_stderr(config.log_level)
-    # This process only serves. The thread that waits on the worker pool needs the GIL back the
-    # moment its batch is graded; with Python's default 5 ms switch interval it waits for the
-    # event loop's turn to end, and on 2 cores that wait was the longest step of a request.
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
     return create_app(config)
 
 
