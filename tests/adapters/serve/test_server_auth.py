@@ -320,3 +320,34 @@ def test_exported_client_under_overload_gets_every_reward_once(token_file, tmp_p
     assert got == pytest.approx({i: (i % 7) / 7 for i in range(16)}, abs=1e-6)  # float32 tensors
     assert Counter(verifier.scored) == Counter(range(16))
     assert seen.get(("rewardsmith_requests_total", frozenset({("route", "/get_reward"), ("code", "503")})), 0) > 0
+
+
+# ---------------------------------------------------------------- the judge server
+
+
+class _EchoModel:
+    """Stand-in for the local model behind the judge server: answers every prompt with a score."""
+
+    model = "echo-judge"
+
+    def complete_batch(self, requests):
+        from rewardsmith.verifiers.judge.backends import Completion
+
+        return [Completion("fine.\nScore: 4") for _ in requests]
+
+
+def test_judge_server_with_a_token_takes_it_as_the_openai_api_key(monkeypatch):
+    pytest.importorskip("fastapi")
+    from rewardsmith.adapters.serve.judge_server import serve_in_thread
+    from rewardsmith.verifiers.judge.backends import GenParams, OpenAIBackend
+
+    token = secrets.token_urlsafe(32)
+    with serve_in_thread(_EchoModel(), token=token.encode()) as (url, app):
+        refused = httpx.get(f"{url}/models")
+        assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Bearer")
+        assert refused.json()["error"]["code"] == "invalid_api_key"
+        assert httpx.get(f"{url}/models", headers={"Authorization": "Bearer " + "q" * 43}).status_code == 401
+        monkeypatch.setenv("MY_JUDGE_TOKEN", token)
+        judge = OpenAIBackend(base_url=url, model="echo-judge", api_key_env="MY_JUDGE_TOKEN")
+        (answer,) = judge.complete_batch([([{"role": "user", "content": "rate"}], GenParams(max_tokens=8))])
+        assert answer.text.endswith("Score: 4") and app.state.requests == 1
