@@ -124,6 +124,9 @@ examples:
   python -c 'import secrets; print(secrets.token_urlsafe(32))' > token && chmod 600 token
   rewardsmith serve --reward data/reward.yaml --host 0.0.0.0 --token-file token --workers 2
   curl -H "Authorization: Bearer $(cat token)" http://HOST:8000/v1/score -d '{"samples": [...]}'
+  # OpenRLHF sends no headers: a client file that sends the token
+  rewardsmith export openrlhf --url http://HOST:8000 --token-file token -o reward_func.py
+  # OpenRLHF 0.11.2: --reward.remote_url reward_func.py --data.label_key answer
 """
 
 EXPORT_EPILOG = """\
