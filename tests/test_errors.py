@@ -28,6 +28,7 @@ PUBLIC_ERRORS = [
     ("rewardsmith.adapters.on_error", "RewardError", RuntimeError),
     ("rewardsmith.adapters.grpo.loop", "RewardOutage", RuntimeError),
     ("rewardsmith.adapters.serve.reward_server", "BindError", RuntimeError),
+    ("rewardsmith.adapters.serve.auth", "TokenError", ValueError),
 ]
 
 

@@ -108,24 +108,40 @@ mask, 1 where the row has that value and 0 where it does not (a route not taken,
 a gate not passed): OpenRLHF logs plain means, so the mean over the rows that
 have it is mean(<key>) / mean(<key>/present).
 
-Concurrent requests are merged into one verify_batch (up to --max-batch samples,
-waiting at most --batch-window-ms). The math worker pool is warm before the
-first request is accepted. Each request is logged (rows, invalid_input, error,
-latency) at --log-level info; a batch mostly invalid_input is warned about once,
-naming the missing field and the fix. SIGINT/SIGTERM finish in-flight requests.
+Concurrent requests are merged into one verify_batch: the requests that arrive
+while a batch is scored form the next one (up to --max-batch samples). The math
+worker pool is warm before the first request is accepted. Each request is logged
+(rows, invalid_input, error, latency) at --log-level info; a batch mostly
+invalid_input is warned about once, naming the missing field and the fix.
+SIGINT/SIGTERM finish in-flight requests.
+
+Authentication: with --token-file FILE (or $REWARDSMITH_SERVER_TOKEN; not both)
+every route but /health needs the header 'Authorization: Bearer <token>' (401
+otherwise). Bound beyond loopback without a token, serve warns what is exposed.
 
 examples:
   rewardsmith serve --reward math --port 8000
   # OpenRLHF 0.11.2: --reward.remote_url http://127.0.0.1:8000/get_reward --data.label_key answer
-  rewardsmith serve --reward data/reward.yaml --workers 2 --max-queue 128
+  python -c 'import secrets; print(secrets.token_urlsafe(32))' > token && chmod 600 token
+  rewardsmith serve --reward data/reward.yaml --host 0.0.0.0 --token-file token --workers 2
+  curl -H "Authorization: Bearer $(cat token)" http://HOST:8000/v1/score -d '{"samples": [...]}'
+  # OpenRLHF sends no headers: a client file that sends the token
+  rewardsmith export openrlhf --url http://HOST:8000 --token-file token -o reward_func.py
+  # OpenRLHF 0.11.2: --reward.remote_url reward_func.py --data.label_key answer
 """
 
 EXPORT_EPILOG = """\
-The written file imports rewardsmith, builds the embedded spec once and exposes
-reward_func(queries, prompts, labels, **kwargs), returning the same dict as the
-server's /get_reward (as torch tensors). OpenRLHF loads it by path:
+The written file exposes reward_func(queries, prompts, labels, **kwargs),
+returning the same dict as the server's /get_reward (as torch tensors).
+OpenRLHF loads it by path. Without --url it imports rewardsmith and builds the
+embedded spec once (scoring in the trainer's process); with --url it posts to a
+running `rewardsmith serve` (standard library only), sending the bearer token
+read at call time from --token-file's path or $REWARDSMITH_SERVER_TOKEN: the
+token itself is never written into the file.
 
   rewardsmith export openrlhf --reward math -o reward_func.py
+  # OpenRLHF 0.11.2: --reward.remote_url reward_func.py --data.label_key answer
+  rewardsmith export openrlhf --url http://HOST:8000 --token-file /path/to/token -o reward_func.py
   # OpenRLHF 0.11.2: --reward.remote_url reward_func.py --data.label_key answer
 """
 
@@ -238,8 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="server processes (uvicorn workers), each with its own verifier (default: 1)")
     serve.add_argument("--max-batch", type=int, default=256, metavar="N",
                        help="most samples merged into one verify_batch (default: 256)")
-    serve.add_argument("--batch-window-ms", type=float, default=5.0, metavar="MS",
-                       help="how long the collector waits for more requests to batch (default: 5)")
+    serve.add_argument("--batch-window-ms", type=float, default=0.0, metavar="MS",
+                       help="when the verifier is idle, how long a request waits for others to join its batch "
+                       "(default: 0; requests that arrive while a batch is scored are batched anyway)")
     serve.add_argument("--max-body-mb", type=float, default=32.0, metavar="N",
                        help="request body limit in MiB, checked before parsing; larger gets 413 (default: 32)")
     serve.add_argument("--timeout-s", type=float, default=60.0, metavar="N",
@@ -256,6 +273,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "OpenRLHF cannot take a missing reward, so there is no 'none'")
     serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
                        help="info (default) logs one line per request; warning keeps only warnings")
+    serve.add_argument("--token-file", default=None, metavar="FILE",
+                       help="require 'Authorization: Bearer <token>' on every route but /health, the token read "
+                       "from FILE (or set $REWARDSMITH_SERVER_TOKEN; not both). Default: no token")
     serve.set_defaults(handler=_serve)
 
     export = sub.add_parser(
@@ -266,15 +286,21 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     export.add_argument("target", choices=["openrlhf"], help="trainer to export for")
-    export.add_argument("--reward", default="math", metavar="SPEC",
+    export.add_argument("--reward", default=None, metavar="SPEC",
                         help="registry name, YAML/JSON spec file or inline JSON object, embedded in the file "
-                        "(default: math)")
+                        "(default: math; not with --url, where the server's spec applies)")
     export.add_argument("-o", "--output", type=Path, default=Path("reward_func.py"), help="file to write")
-    export.add_argument("--label-field", default="answer", metavar="FIELD",
-                        help="sample field that OpenRLHF's labels fill (default: answer)")
-    export.add_argument("--on-error", choices=NO_MISSING, default="zero",
+    export.add_argument("--label-field", default=None, metavar="FIELD",
+                        help="sample field that OpenRLHF's labels fill (default: answer; not with --url)")
+    export.add_argument("--on-error", choices=NO_MISSING, default=None,
                         help="status=error verdicts: reward 0 and counted in extra_logs status_error (zero, "
-                        "default), or raise RewardError in reward_func (raise)")
+                        "default), or raise RewardError in reward_func (raise); not with --url")
+    export.add_argument("--url", default=None, metavar="URL",
+                        help="write a client of the reward server at URL (http://HOST:PORT) instead of "
+                        "embedding the spec")
+    export.add_argument("--token-file", default=None, metavar="FILE",
+                        help="with --url: the file the client reads the bearer token from at each call "
+                        "(default: $REWARDSMITH_SERVER_TOKEN at call time, if set)")
     export.set_defaults(handler=_export)
 
     listing = sub.add_parser(
@@ -470,12 +496,19 @@ def _serve(args: argparse.Namespace) -> int:
     except SpecError as exc:
         return _fail(f"bad --reward: {exc}")
     try:
+        from rewardsmith.adapters.serve.auth import TokenError, load_token, token_source
         from rewardsmith.adapters.serve.reward_server import BindError, ServerConfig, serve
     except ImportError as exc:
-        return _fail(f"serve needs fastapi, uvicorn and prometheus_client ({exc}): pip install 'rewardsmith[serve]'")
+        return _fail(f"serve needs uvicorn and prometheus_client ({exc}): pip install 'rewardsmith[serve]'")
+    try:
+        token_file, from_env = token_source(args.token_file)
+        load_token(token_file, from_env)  # a bad token fails here, before anything starts
+    except TokenError as exc:
+        return _fail(str(exc))
     config = ServerConfig(reward=spec, max_batch=args.max_batch, batch_window_ms=args.batch_window_ms,
                           max_body_mb=args.max_body_mb, timeout_s=args.timeout_s, max_queue=args.max_queue,
-                          label_field=args.label_field, on_error=args.on_error)
+                          label_field=args.label_field, on_error=args.on_error,
+                          token_file=str(Path(token_file).resolve()) if token_file else None, token_from_env=from_env)
     try:
         serve(config, host=args.host, port=args.port, workers=args.workers, log_level=args.log_level)
     except BindError as exc:
@@ -484,16 +517,34 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from rewardsmith.adapters.trainers.openrlhf import export_source
+    from rewardsmith.adapters.trainers.openrlhf import export_client_source, export_source
     from rewardsmith.verifiers import SpecError, build
     from rewardsmith.verifiers.registry import load_spec
 
+    if args.url is not None:
+        given = [flag for flag, value in (("--reward", args.reward), ("--label-field", args.label_field),
+                                          ("--on-error", args.on_error)) if value is not None]
+        if given:
+            return _fail(f"{', '.join(given)} set(s) what the server does: pass it to `rewardsmith serve`, not "
+                         "to an export with --url")
+        try:
+            source = export_client_source(args.url, args.token_file, args.output.name)
+        except ValueError as exc:
+            return _fail(str(exc))
+        args.output.write_text(source)
+        print(f"wrote {args.output}, a client of {args.url}; OpenRLHF: --reward.remote_url {args.output} "
+              "--data.label_key <your label column>")
+        return 0
+    if args.token_file is not None:
+        return _fail("--token-file goes with --url (the client sends the token); without --url the file scores "
+                     "in-process and calls no server")
     try:
-        spec = load_spec(args.reward)
+        spec = load_spec(args.reward or "math")
         build(spec)
     except SpecError as exc:
         return _fail(f"bad --reward: {exc}")
-    args.output.write_text(export_source(spec, args.label_field, args.on_error, args.output.name))
+    args.output.write_text(export_source(spec, args.label_field or "answer", args.on_error or "zero",
+                                         args.output.name))
     print(f"wrote {args.output}; OpenRLHF: --reward.remote_url {args.output} --data.label_key <your label column>")
     return 0
 

@@ -9,12 +9,18 @@ generated together, which is where concurrent judging gains its throughput.
 
 Endpoints: ``POST /v1/chat/completions`` (``messages``, ``max_tokens``, ``temperature``,
 ``seed``, ``logprobs``, ``top_logprobs``) and ``GET /v1/models``.
+
+With ``--token-file FILE`` (or ``$REWARDSMITH_SERVER_TOKEN``) every route needs
+``Authorization: Bearer <token>``, which is what OpenAI-compatible clients send as their API key
+(the judge's ``backend: {kind: openai, api_key_env: VAR}`` with the token in ``$VAR``); the same
+checks as the reward server's (:mod:`rewardsmith.adapters.serve.auth`).
 """
 
 import argparse
 import contextlib
 import queue
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -22,6 +28,15 @@ from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Any
 
+from rewardsmith.adapters.serve.auth import (
+    CHALLENGE,
+    TOKEN_ENV,
+    TokenError,
+    authorized,
+    is_loopback,
+    load_token,
+    token_source,
+)
 from rewardsmith.reward_models.local_judge import TransformersBackend
 from rewardsmith.verifiers.judge.backends import BackendError, Completion, GenParams, Messages
 
@@ -89,11 +104,13 @@ def _response(model: str, completion: Completion, want_logprobs: bool) -> dict[s
 
 
 def create_app(backend: TransformersBackend, model_name: str | None = None, max_batch: int = 16,
-               max_wait_s: float = 0.01) -> Any:
-    """The FastAPI app; ``app.state.batcher`` and ``app.state.requests`` are there for tests."""
+               max_wait_s: float = 0.01, token: bytes | None = None) -> Any:
+    """The FastAPI app; ``app.state.batcher`` and ``app.state.requests`` are there for tests. With
+    ``token``, a request without ``Authorization: Bearer <token>`` gets 401 (OpenAI's error shape)."""
     import asyncio
 
-    from fastapi import FastAPI, HTTPException
+    from fastapi import FastAPI, HTTPException, Request
+    from fastapi.responses import JSONResponse
     from pydantic import BaseModel, ConfigDict
 
     name = model_name or backend.model
@@ -101,6 +118,18 @@ def create_app(backend: TransformersBackend, model_name: str | None = None, max_
     app = FastAPI(title="rewardsmith judge server")
     app.state.batcher = batcher
     app.state.requests = 0
+
+    if token is not None:
+        @app.middleware("http")
+        async def require_token(request: Request, call_next: Any) -> Any:
+            header = request.headers.get("authorization")
+            if authorized(header.encode("latin-1") if header is not None else None, token):
+                return await call_next(request)
+            message = (f"this judge server requires 'Authorization: Bearer <token>' (the judge backend's "
+                       f"api_key_env names the variable that holds it; the server reads --token-file or {TOKEN_ENV})")
+            return JSONResponse({"error": {"message": message, "type": "invalid_request_error",
+                                           "code": "invalid_api_key"}},
+                                status_code=401, headers={"WWW-Authenticate": CHALLENGE})
 
     class ChatRequest(BaseModel):
         model_config = ConfigDict(extra="allow")
@@ -173,12 +202,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8001)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--max-batch", type=int, default=16)
+    parser.add_argument("--token-file", default=None, metavar="FILE",
+                        help=f"require 'Authorization: Bearer <token>', the token read from FILE (or set {TOKEN_ENV})")
     args = parser.parse_args(argv)
     import uvicorn
 
+    try:
+        token_file, from_env = token_source(args.token_file)
+        token = load_token(token_file, from_env)
+    except TokenError as exc:
+        parser.error(str(exc))
+    if token is None and not is_loopback(args.host):
+        print(f"warning: serving on {args.host}:{args.port} without a token: anyone who can reach this port can "
+              f"run the judge model on this machine; require one with --token-file FILE or {TOKEN_ENV}",
+              file=sys.stderr)
     backend = TransformersBackend(args.model, device=args.device, max_batch=args.max_batch)
     backend.load()
-    uvicorn.run(create_app(backend, args.name, max_batch=args.max_batch), host=args.host, port=args.port)
+    uvicorn.run(create_app(backend, args.name, max_batch=args.max_batch, token=token), host=args.host,
+                port=args.port)
 
 
 if __name__ == "__main__":

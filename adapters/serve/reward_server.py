@@ -16,6 +16,13 @@ latency); a batch that is mostly ``invalid_input`` is warned about once, naming 
 field and the flag that fixes it; and ``/metrics`` totals are right across ``--workers``
 processes (``prometheus_client``'s multiprocess mode: each worker writes its counters to a
 shared directory that ``serve`` creates before the workers start and removes at exit).
+
+With a token (``--token-file`` or ``$REWARDSMITH_SERVER_TOKEN``, :mod:`.auth`), every route but
+``/health`` answers 401 without ``Authorization: Bearer <token>``.
+
+Why a bare ASGI app and not FastAPI: four fixed routes need no framework, and on 2 cores FastAPI's
+routing, middleware and request objects cost more per request than parsing, scoring bookkeeping
+and metrics together (``benchmarks/server_load.py --breakdown`` measures each part).
 """
 
 from __future__ import annotations
@@ -31,19 +38,26 @@ import socket
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from rewardsmith.adapters.console import show_logs
 from rewardsmith.adapters.health import InputHealth
 from rewardsmith.adapters.on_error import NO_MISSING, RewardError, check_on_error
+from rewardsmith.adapters.serve.auth import (
+    CHALLENGE,
+    CHALLENGE_INVALID,
+    TOKEN_ENV,
+    authorized,
+    bearer,
+    is_loopback,
+    load_token,
+    open_server_warning,
+)
 from rewardsmith.adapters.trainers.openrlhf import CONSUMER, HEALTH_MIN_ROWS, openrlhf_health, reward_dict, to_samples
 from rewardsmith.verifiers import RewardsmithError, Sample, SpecError, Verdict, Verifier, build
 from rewardsmith.verifiers.pool import started_workers
@@ -62,7 +76,7 @@ class ServerConfig:
 
     reward: Any = "math"
     max_batch: int = 256
-    batch_window_ms: float = 5.0
+    batch_window_ms: float = 0.0  # continuous batching needs no wait; see RewardService._collect
     max_body_mb: float = 32.0
     timeout_s: float = 60.0
     max_queue: int = 256  # requests admitted (waiting or being scored) before 503
@@ -70,6 +84,8 @@ class ServerConfig:
     on_error: str = "zero"
     log_level: str = "info"
     metrics_dir: str | None = None  # set by `serve` for several workers: prometheus multiprocess mode
+    token_file: str | None = None  # the bearer token's file (each worker reads it; the token never travels)
+    token_from_env: bool = False  # or the token is $REWARDSMITH_SERVER_TOKEN (workers inherit it)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -123,15 +139,33 @@ class Metrics:
         self.in_flight = Gauge("rewardsmith_in_flight", "Requests admitted and not yet answered.",
                                registry=r, multiprocess_mode="livesum")
 
+        # Labelled children looked up once (``labels()`` costs as much as the increment).
+        self._requests: dict[tuple[str, int], Any] = {}
+        self._latency: dict[str, Any] = {}
+        self._verdicts: dict[str, Any] = {}
+
     def observe(self, route: str, code: int, seconds: float) -> None:
-        self.requests.labels(route=route, code=str(code)).inc()
-        self.latency.labels(route=route).observe(seconds)
+        key = (route, code)
+        child = self._requests.get(key)
+        if child is None:
+            child = self._requests[key] = self.requests.labels(route=route, code=str(code))
+        child.inc()
+        latency = self._latency.get(route)
+        if latency is None:
+            latency = self._latency[route] = self.latency.labels(route=route)
+        latency.observe(seconds)
 
     def scored(self, verdicts: Sequence[Verdict]) -> None:
         self.batches.inc()
         self.batched_samples.inc(len(verdicts))
+        counts: dict[str, int] = {}
         for verdict in verdicts:
-            self.verdicts.labels(status=verdict.status).inc()
+            counts[verdict.status] = counts.get(verdict.status, 0) + 1
+        for status, n in counts.items():
+            child = self._verdicts.get(status)
+            if child is None:
+                child = self._verdicts[status] = self.verdicts.labels(status=status)
+            child.inc(n)
 
     def render(self) -> bytes:
         if self.multiprocess_dir is None:
@@ -193,8 +227,9 @@ class RewardService:
         }
         self.in_flight = 0
         self._queue: asyncio.Queue[_Job] | None = None
-        self._arrived = asyncio.Event()  # set on every enqueue; wakes the collector's window
+        self._wake = asyncio.Event()  # set on every enqueue and when a batch is scored; wakes the collector
         self._collector: asyncio.Task[None] | None = None
+        self._scoring: asyncio.Task[None] | None = None  # the batch being scored, if any
 
     async def start(self) -> None:
         """Warm the worker pools, then start the collector: runs before the server accepts
@@ -212,10 +247,11 @@ class RewardService:
         self._collector = asyncio.create_task(self._collect())
 
     async def stop(self) -> None:
-        if self._collector is not None:
-            self._collector.cancel()
-            with _suppress_cancel():
-                await self._collector
+        for task in (self._collector, self._scoring):
+            if task is not None:
+                task.cancel()
+                with _suppress_cancel():
+                    await task
         self.metrics.close()
 
     def check_reward(self, requested: Any) -> None:
@@ -239,7 +275,7 @@ class RewardService:
                 return []
             job = _Job(samples, asyncio.get_running_loop().create_future())
             self._queue.put_nowait(job)
-            self._arrived.set()
+            self._wake.set()
             try:
                 return await asyncio.wait_for(asyncio.shield(job.future), self.config.timeout_s)
             except TimeoutError:
@@ -249,44 +285,59 @@ class RewardService:
             self.metrics.in_flight.dec()
 
     async def _collect(self) -> None:
+        """Continuous batching: one batch is scored while the next one gathers.
+
+        Requests that arrive while the verifier is busy join the next batch, which starts the
+        moment the verifier is free (or at ``max_batch`` samples); so the batch size follows the
+        load and the worker pool never idles while requests wait. Only when the verifier is idle
+        does a first request wait, at most ``batch_window_ms``, for others to join it.
+        """
         assert self._queue is not None
-        window = self.config.batch_window_ms / 1000
+        queue, window, limit = self._queue, self.config.batch_window_ms / 1000, self.config.max_batch
         while True:
-            jobs = [await self._queue.get()]
+            jobs = [await queue.get()]
             size = len(jobs[0].samples)
             deadline = time.monotonic() + window
             # Waits on an event, not ``wait_for(queue.get())``: on Python 3.11 that can drop
             # an item arriving just as the timeout fires, and a dropped job never answers.
-            while size < self.config.max_batch:
-                if self._queue.empty():
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        break
-                    self._arrived.clear()
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._arrived.wait(), remaining)
+            while size < limit:
+                if not queue.empty():
+                    job = queue.get_nowait()
+                    jobs.append(job)
+                    size += len(job.samples)
                     continue
-                job = self._queue.get_nowait()
-                jobs.append(job)
-                size += len(job.samples)
-            await self._run(jobs)
+                self._wake.clear()  # set by an arrival or by the batch being scored finishing
+                if self._scoring is not None and not self._scoring.done():
+                    await self._wake.wait()
+                    continue
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), remaining)
+            if self._scoring is not None:  # full before the verifier is free: one batch at a time
+                await asyncio.wait({self._scoring})
+            self._scoring = asyncio.create_task(self._run(jobs))
 
     async def _run(self, jobs: list[_Job]) -> None:
-        samples = [s for job in jobs for s in job.samples]
         try:
-            verdicts = await asyncio.to_thread(self.verifier.verify_batch, samples)
-        except Exception as exc:  # a verifier bug: every request in the batch learns of it
+            samples = [s for job in jobs for s in job.samples]
+            try:
+                verdicts = await asyncio.to_thread(self.verifier.verify_batch, samples)
+            except Exception as exc:  # a verifier bug: every request in the batch learns of it
+                for job in jobs:
+                    if not job.future.done():
+                        job.future.set_exception(exc)
+                return
+            self.metrics.scored(verdicts)
+            at = 0
             for job in jobs:
+                n = len(job.samples)
                 if not job.future.done():
-                    job.future.set_exception(exc)
-            return
-        self.metrics.scored(verdicts)
-        at = 0
-        for job in jobs:
-            n = len(job.samples)
-            if not job.future.done():
-                job.future.set_result(verdicts[at:at + n])
-            at += n
+                    job.future.set_result(verdicts[at:at + n])
+                at += n
+        finally:
+            self._wake.set()
 
 
 class _suppress_cancel:
@@ -375,13 +426,180 @@ def request_line(name: str, route: str, code: int, verdicts: Sequence[Verdict], 
             f"error={errors} latency_ms={1000 * seconds:.1f}")
 
 
-# A route's work: the response body; the verdicts it scored go into the list, for the log line
-# even when the request then fails (on_error=raise).
-Work = Callable[[Request, list[Verdict]], Awaitable[dict[str, Any]]]
+JSON_TYPE = (b"content-type", b"application/json")
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+# A POST route's work: the request's body in, the response's body out; the verdicts it scored go
+# into the list, for the log line even when the request then fails (on_error=raise).
+Work = Callable[[bytes, list[Verdict]], Awaitable[dict[str, Any]]]
 
 
-def create_app(config: ServerConfig | None = None, verifier: Verifier | None = None) -> Any:
-    """The FastAPI app for one reward spec (``verifier`` overrides building from the spec)."""
+def _json(body: Any) -> bytes:
+    """Compact JSON, as Starlette's ``JSONResponse`` renders it (NaN refused: it is not JSON)."""
+    return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
+async def _respond(send: Send, status: int, body: bytes, content_type: bytes = b"application/json",
+                   headers: Mapping[str, str] | None = None, head_only: bool = False) -> None:
+    raw = [(b"content-type", content_type), (b"content-length", str(len(body)).encode("latin-1"))]
+    if headers:
+        raw += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": b"" if head_only else body})
+
+
+class RewardApp:
+    """The reward server as a bare ASGI app: ``POST /get_reward``, ``POST /v1/score``, ``GET /health``,
+    ``GET /metrics``; 404 and 405 as FastAPI answered them (``{"detail": ...}``), a trailing slash
+    accepted. ``service`` is there for tests and the benchmark."""
+
+    POST_ROUTES = ("/get_reward", "/v1/score")
+    GET_ROUTES = ("/health", "/metrics")
+
+    def __init__(self, service: RewardService, token: bytes | None = None) -> None:
+        self.service = service
+        self.token = token
+        self.limit = int(service.config.max_body_mb * 1024 * 1024)
+        self.work: dict[str, Work] = {"/get_reward": self._get_reward, "/v1/score": self._score}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "lifespan":
+            await self._lifespan(receive, send)
+        elif kind == "websocket":  # no websocket routes: refuse the handshake
+            await send({"type": "websocket.close", "code": 1000})
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    await self.service.start()
+                except Exception as exc:
+                    await send({"type": "lifespan.startup.failed", "message": f"{type(exc).__name__}: {exc}"})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.service.stop()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope["path"]
+        if len(path) > 1 and path.endswith("/"):
+            path = path.rstrip("/")
+        method = scope["method"]
+        if path in self.POST_ROUTES:
+            if method != "POST":
+                await _respond(send, 405, b'{"detail":"Method Not Allowed"}', headers={"Allow": "POST"})
+                return
+            await self._post(path, scope, receive, send)
+        elif path in self.GET_ROUTES:
+            if method not in ("GET", "HEAD"):
+                await _respond(send, 405, b'{"detail":"Method Not Allowed"}', headers={"Allow": "GET, HEAD"})
+                return
+            head = method == "HEAD"
+            if path == "/health":
+                service = self.service
+                body = _json({"status": "ok", "reward": service.name, "in_flight": service.in_flight,
+                              "pid": os.getpid()})
+                await _respond(send, 200, body, head_only=head)
+                return
+            problem = self._refused(_header(scope, b"authorization"))
+            if problem is not None:
+                await _respond(send, problem.status, _json({"error": problem.message}), headers=problem.headers,
+                               head_only=head)
+                return
+            await _respond(send, 200, self.service.metrics.render(), CONTENT_TYPE_LATEST.encode("latin-1"),
+                           head_only=head)
+        else:
+            await _respond(send, 404, b'{"detail":"Not Found"}')
+
+    def _refused(self, header: bytes | None) -> HTTPProblem | None:
+        """401 unless the request carries the token (checked before the body is read)."""
+        if self.token is None or authorized(header, self.token):
+            return None
+        if bearer(header) is None:
+            return HTTPProblem(401, "this server requires a bearer token: send the header 'Authorization: Bearer "
+                               f"<token>' with the token the server was started with (--token-file or {TOKEN_ENV})",
+                               {"WWW-Authenticate": CHALLENGE})
+        return HTTPProblem(401, "the bearer token is not the one this server was started with",
+                           {"WWW-Authenticate": CHALLENGE_INVALID})
+
+    async def _post(self, route: str, scope: Scope, receive: Receive, send: Send) -> None:
+        service = self.service
+        start = time.perf_counter()
+        verdicts: list[Verdict] = []
+        headers: Mapping[str, str] | None = None
+        try:
+            problem = self._refused(_header(scope, b"authorization"))
+            if problem is not None:
+                raise problem
+            body = await self._read_body(scope, receive)
+            status, payload = 200, _json(await self.work[route](body, verdicts))
+        except HTTPProblem as problem:
+            status, payload, headers = problem.status, _json({"error": problem.message}), problem.headers
+        except Exception as exc:
+            status, payload = 500, _json({"error": f"{type(exc).__name__}: {exc}"})
+        await _respond(send, status, payload, headers=headers)
+        seconds = time.perf_counter() - start
+        service.metrics.observe(route, status, seconds)
+        if logger.isEnabledFor(logging.INFO):
+            logger.info(request_line(service.name, route, status, verdicts, seconds))
+
+    async def _read_body(self, scope: Scope, receive: Receive) -> bytes:
+        limit = self.limit
+        declared = _header(scope, b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise HTTPProblem(413, f"request body of {declared.decode()} bytes exceeds the limit of {limit} bytes")
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise HTTPProblem(400, "the client disconnected before sending the whole body")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise HTTPProblem(413, f"request body exceeds the limit of {limit} bytes")
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    async def _get_reward(self, body: bytes, verdicts: list[Verdict]) -> dict[str, Any]:
+        service = self.service
+        payload = _parse_json(body)
+        queries, prompts, labels = parse_get_reward(payload)
+        service.check_reward(payload.get("reward"))
+        verdicts += await service.score(to_samples(queries, prompts, labels, service.config.label_field))
+        service.health["/get_reward"].check(verdicts)
+        try:
+            return reward_dict(verdicts, service.verifier, service.config.on_error)
+        except RewardError as exc:
+            raise HTTPProblem(500, str(exc)) from None
+
+    async def _score(self, body: bytes, verdicts: list[Verdict]) -> dict[str, Any]:
+        service = self.service
+        payload = _parse_json(body)
+        samples = parse_score(payload)
+        service.check_reward(payload.get("reward"))
+        verdicts += await service.score(samples)
+        service.health["/v1/score"].check(verdicts)
+        return {"verdicts": [v.to_dict() for v in verdicts], "rewards": [v.reward for v in verdicts]}
+
+
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return value
+    return None
+
+
+def create_app(config: ServerConfig | None = None, verifier: Verifier | None = None) -> RewardApp:
+    """The ASGI app for one reward spec (``verifier`` overrides building from the spec); it reads
+    the token (``config.token_file`` or ``$REWARDSMITH_SERVER_TOKEN``) now, so a bad one fails here."""
     config = config or ServerConfig()
     try:
         check_on_error(config.on_error, NO_MISSING, CONSUMER)
@@ -390,81 +608,8 @@ def create_app(config: ServerConfig | None = None, verifier: Verifier | None = N
     if config.metrics_dir is not None and not _multiprocess_ready(config.metrics_dir):
         raise RuntimeError(f"metrics_dir needs {MULTIPROC_ENV}={config.metrics_dir} in the environment before "
                            "prometheus_client is imported (rewardsmith serve sets it for its workers)")
-    service = RewardService(config, verifier)
-    limit = int(config.max_body_mb * 1024 * 1024)
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI):  # type: ignore[no-untyped-def]
-        await service.start()
-        yield
-        await service.stop()
-
-    app = FastAPI(title="rewardsmith reward server", lifespan=lifespan)
-    app.state.service = service
-
-    async def read_body(request: Request) -> Any:
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise HTTPProblem(413, f"request body of {declared} bytes exceeds the limit of {limit} bytes")
-        chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise HTTPProblem(413, f"request body exceeds the limit of {limit} bytes")
-            chunks.append(chunk)
-        return _parse_json(b"".join(chunks))
-
-    async def handle(route: str, request: Request, work: Work) -> Any:
-        start = time.perf_counter()
-        verdicts: list[Verdict] = []
-        try:
-            response = JSONResponse(await work(request, verdicts))
-        except HTTPProblem as problem:
-            response = JSONResponse({"error": problem.message}, status_code=problem.status, headers=problem.headers)
-        except Exception as exc:
-            response = JSONResponse({"error": f"{type(exc).__name__}: {exc}"}, status_code=500)
-        seconds = time.perf_counter() - start
-        service.metrics.observe(route, response.status_code, seconds)
-        if logger.isEnabledFor(logging.INFO):
-            logger.info(request_line(service.name, route, response.status_code, verdicts, seconds))
-        return response
-
-    async def get_reward(request: Request, verdicts: list[Verdict]) -> dict[str, Any]:
-        payload = await read_body(request)
-        queries, prompts, labels = parse_get_reward(payload)
-        service.check_reward(payload.get("reward"))
-        verdicts += await service.score(to_samples(queries, prompts, labels, config.label_field))
-        service.health["/get_reward"].check(verdicts)
-        try:
-            return reward_dict(verdicts, service.verifier, config.on_error)
-        except RewardError as exc:
-            raise HTTPProblem(500, str(exc)) from None
-
-    async def score(request: Request, verdicts: list[Verdict]) -> dict[str, Any]:
-        payload = await read_body(request)
-        samples = parse_score(payload)
-        service.check_reward(payload.get("reward"))
-        verdicts += await service.score(samples)
-        service.health["/v1/score"].check(verdicts)
-        return {"verdicts": [v.to_dict() for v in verdicts], "rewards": [v.reward for v in verdicts]}
-
-    @app.post("/get_reward")
-    async def get_reward_route(request: Request) -> Any:
-        return await handle("/get_reward", request, get_reward)
-
-    @app.post("/v1/score")
-    async def score_route(request: Request) -> Any:
-        return await handle("/v1/score", request, score)
-
-    @app.get("/health")
-    async def health() -> dict[str, Any]:
-        return {"status": "ok", "reward": service.name, "in_flight": service.in_flight, "pid": os.getpid()}
-
-    @app.get("/metrics")
-    async def metrics() -> Any:
-        return Response(service.metrics.render(), media_type=CONTENT_TYPE_LATEST)
-
-    return app
+    token = load_token(config.token_file, config.token_from_env)
+    return RewardApp(RewardService(config, verifier), token)
 
 
 def app_from_env() -> Any:
@@ -516,8 +661,11 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, worke
     """
     import uvicorn
 
-    build(config.reward)  # fail fast, before forking workers, on a bad spec
+    verifier = build(config.reward)  # fail fast, before forking workers, on a bad spec
+    load_token(config.token_file, config.token_from_env)  # and on a token that cannot be used
     check_bindable(host, port)
+    if config.token_file is None and not config.token_from_env and not is_loopback(host):
+        logger.warning(open_server_warning(host, port, verifier))
     metrics_dir = tempfile.mkdtemp(prefix="rewardsmith-metrics-") if workers > 1 else None
     config = ServerConfig(**{**asdict(config), "log_level": log_level, "metrics_dir": metrics_dir})
     saved = {name: os.environ.get(name) for name in (CONFIG_ENV, MULTIPROC_ENV)}

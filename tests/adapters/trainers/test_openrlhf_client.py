@@ -200,6 +200,34 @@ def test_real_client_loads_the_exported_reward_func_and_gets_the_same_rewards(to
         assert set(output["extra_logs"]) == set(log_keys(build(MATH)))
 
 
+def test_real_client_loads_the_exported_server_client_which_sends_the_token(tokenizer, tmp_path, monkeypatch):
+    """Several nodes (issue 27, item 9): the server requires a token; OpenRLHF's own HTTP client
+    sends no headers, so it loads the file `export openrlhf --url --token-file` writes, which posts
+    to the server with the token it reads at each call; a rollout without the token gets no reward."""
+    import secrets
+
+    from rewardsmith.adapters.serve.auth import TOKEN_ENV
+
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    token_file = tmp_path / "token"
+    token_file.write_text(secrets.token_urlsafe(32) + "\n")
+    path = tmp_path / "reward_func.py"
+    with ServerThread(ServerConfig(reward=MATH, token_file=str(token_file))) as server:
+        assert cli_main(["export", "openrlhf", "--url", server.url, "--token-file", str(token_file),
+                         "-o", str(path)]) == 0
+        assert token_file.read_text().strip() not in path.read_text()
+        executor = agent.SingleTurnAgentExecutor(remote_rm_url=str(path))
+        for prompt, label, response, max_length in math_rows(tokenizer):
+            output, _ = rollout(executor, tokenizer, prompt, label, response, max_length)
+            want = expected(MATH, prompt, label, response)
+            assert output["reward"].tolist() == [want.score]
+            assert set(output["extra_logs"]) == set(log_keys(build(MATH)))
+        plain = agent.SingleTurnAgentExecutor(remote_rm_url=f"{server.url}/get_reward")  # no header: 401
+        prompt, label, response, _ = math_rows(tokenizer)[0]
+        output, _ = rollout(plain, tokenizer, prompt, label, response)  # its 5 tries, 1 s apart
+    assert output["reward"] is None
+
+
 def test_on_error_raise_reaches_the_real_client_as_a_missing_reward(tokenizer):
     """What --on-error raise does in OpenRLHF 0.11.2: a 500, which its client retries (5 times,
     1 s apart), then logs and leaves the reward None; zero gives 0 and counts status_error."""
