@@ -3,10 +3,15 @@ a request shaped as OpenRLHF 0.11.2's client sends it, and ``/metrics`` parsed."
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 
+import httpx
 import uvicorn
 
 from rewardsmith.adapters.serve.reward_server import ServerConfig, create_app
@@ -32,6 +37,37 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def start_cli_server(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    """``rewardsmith serve`` as a subprocess on a free port (``env``: its whole environment, default
+    ours); returns once ``/health`` answers 200, with the process and its URL."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "rewardsmith.adapters.cli", "serve", "--port", str(port), *args],
+                            env={**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"},
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return proc, url
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"server did not start: {proc.communicate()[0]}")
+        time.sleep(0.2)
+
+
+def stop_cli_server(proc: subprocess.Popen[str]) -> str:
+    """SIGTERM (a graceful stop), killed after 30 s; everything it printed."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.communicate(timeout=30)[0]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.communicate()[0]
 
 
 class ServerThread:

@@ -112,6 +112,24 @@ def _config_from_args(args: argparse.Namespace, config_type: Any, flags: Iterabl
     return config_type.from_mapping(values, **overrides)
 
 
+RUN_CONFIG_KEYS = ("device", "overwrite", "log_every", "report_to")
+"""The config keys :func:`add_run_flags` sets (``--no-resume`` is read by :func:`_config_from_args`)."""
+
+
+def add_run_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags every ``train`` command has alike: logging (:func:`add_tracking_flags`), the device,
+    what to do with a used output folder, the progress bar and ``--list-config``."""
+    add_tracking_flags(parser)
+    parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default=None,
+                        help="auto (cuda when available), cpu or cuda (default: auto)")
+    parser.add_argument("--no-resume", action="store_true", help="never resume from OUTPUT_DIR's checkpoints (a "
+                        "folder holding them is then refused without --overwrite)")
+    parser.add_argument("--overwrite", action="store_true", default=None,
+                        help="start over in an OUTPUT_DIR that holds a previous run, removing its files")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--list-config", action="store_true", help="print every config key and exit")
+
+
 def add_tracking_flags(parser: argparse.ArgumentParser) -> None:
     """``--log-every`` and ``--report-to``, the same on every ``train`` command."""
     parser.add_argument("--log-every", type=_log_every, default=None, metavar="N|auto",

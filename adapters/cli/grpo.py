@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.adapters.cli.common import (
+    RUN_CONFIG_KEYS,
     _config_from_args,
     _fail,
     _interrupted,
     _list_or_require_data,
     _say,
-    add_tracking_flags,
+    add_run_flags,
 )
 from rewardsmith.adapters.grpo.config import GRPOConfig
 
@@ -68,23 +69,14 @@ def add_parser(kinds: Any) -> None:
     grpo.add_argument("-o", "--output-dir", default=None, help="where everything goes (default: grpo-out)")
     for flag, kind, text in FLAGS:
         grpo.add_argument(flag, type=kind, default=None, help=text)
-    add_tracking_flags(grpo)
     grpo.add_argument("--generator", choices=["hf", "vllm"], default=None, help="sampler (default: hf)")
     grpo.add_argument("--lora", action="store_true", default=None, help="train LoRA adapters (peft)")
-    grpo.add_argument("--device", choices=["auto", "cpu", "cuda"], default=None,
-                      help="auto (cuda when available), cpu or cuda (default: auto)")
-    grpo.add_argument("--no-resume", action="store_true", help="never resume from OUTPUT_DIR's checkpoints (a folder "
-                      "holding them is then refused without --overwrite)")
-    grpo.add_argument("--overwrite", action="store_true", default=None,
-                      help="start over in an OUTPUT_DIR that holds a previous run, removing its files")
-    grpo.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    grpo.add_argument("--list-config", action="store_true", help="print every config key and exit")
+    add_run_flags(grpo)
     grpo.set_defaults(handler=run)
 
 
 def config_from_args(args: argparse.Namespace) -> GRPOConfig:
-    names = ["model", "output_dir", "reward", "eval_data", "generator", "lora", "device", "overwrite",
-             "log_every", "report_to",
+    names = ["model", "output_dir", "reward", "eval_data", "generator", "lora", *RUN_CONFIG_KEYS,
              *(flag[2:].replace("-", "_") for flag, _, _ in FLAGS)]
     return _config_from_args(args, GRPOConfig, names)
 

@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.adapters.cli.common import (
+    RUN_CONFIG_KEYS,
     _config_from_args,
     _fail,
     _interrupted,
     _list_or_require_data,
     _say,
-    add_tracking_flags,
+    add_run_flags,
 )
 from rewardsmith.reward_models.synthetic import VARIANTS
 from rewardsmith.verifiers.wording import plural
@@ -242,17 +243,9 @@ def _add_rm_train_arguments(train: argparse.ArgumentParser) -> None:
                                                                                 "every N steps")):
         train.add_argument(flag, type=kind, default=None, help=text)
     train.add_argument("--lora", action="store_true", default=None, help="train LoRA adapters (peft)")
-    add_tracking_flags(train)
     train.add_argument("--gradient-checkpointing", action="store_true", default=None,
                        help="recompute activations in the backward pass: less memory, slower")
-    train.add_argument("--device", choices=["auto", "cpu", "cuda"], default=None,
-                       help="auto (cuda when available), cpu or cuda (default: auto)")
-    train.add_argument("--no-resume", action="store_true", help="never resume from OUTPUT_DIR's checkpoints (a "
-                       "folder holding them is then refused without --overwrite)")
-    train.add_argument("--overwrite", action="store_true", default=None,
-                       help="start over in an OUTPUT_DIR that holds a previous run, removing its files")
-    train.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    train.add_argument("--list-config", action="store_true", help="print every config key and exit")
+    add_run_flags(train)
 
 
 # --------------------------------------------------------------------------- reading
@@ -498,8 +491,8 @@ def _train(args: argparse.Namespace) -> int:
     try:
         config = _config_from_args(args, TrainConfig, (
             "model", "output_dir", "max_steps", "epochs", "batch_size", "learning_rate", "seed", "max_length",
-            "gradient_accumulation_steps", "eval_every", "save_every", "lora", "gradient_checkpointing", "device",
-            "overwrite", "log_every", "report_to"),
+            "gradient_accumulation_steps", "eval_every", "save_every", "lora", "gradient_checkpointing",
+            *RUN_CONFIG_KEYS),
             kind=args.kind)
     except (SpecError, ValueError) as exc:
         return _fail(str(exc))

@@ -10,9 +10,6 @@ import importlib.util
 import json
 import os
 import secrets
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -20,7 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from server_helpers import OPENRLHF_REQUEST, ServerThread, free_port, metric_samples
+from server_helpers import OPENRLHF_REQUEST, ServerThread, metric_samples, start_cli_server, stop_cli_server
 
 from rewardsmith.adapters.cli import main as cli_main
 from rewardsmith.adapters.serve import auth
@@ -130,52 +127,24 @@ def test_the_warning_says_what_an_open_server_exposes():
     assert not auth.is_loopback("0.0.0.0") and not auth.is_loopback("::")
 
 
-def _start(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "rewardsmith.adapters.cli", "serve", "--port", str(port), *args],
-                            env={**env, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError(f"server did not start: {proc.communicate()[0]}")
-        time.sleep(0.2)
-
-
-def _stop(proc: subprocess.Popen[str]) -> str:
-    proc.send_signal(signal.SIGTERM)
-    try:
-        return proc.communicate(timeout=30)[0]
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        return proc.communicate()[0]
-
-
 @pytest.mark.slow
 def test_serve_beyond_loopback_warns_without_a_token_and_workers_check_the_one_from_the_environment():
     env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
-    proc, _ = _start(["--host", "0.0.0.0", "--reward", '{"type": "format"}', "--log-level", "warning"], env)
-    out = _stop(proc)
+    proc, _ = start_cli_server("--host", "0.0.0.0", "--reward", '{"type": "format"}', "--log-level", "warning", env=env)
+    out = stop_cli_server(proc)
     assert "warning: serving on 0.0.0.0:" in out and "without a token: anyone who can reach this port" in out, out
     assert "--token-file FILE or REWARDSMITH_SERVER_TOKEN" in out
 
     token = secrets.token_urlsafe(32)
-    proc, url = _start(["--host", "0.0.0.0", "--reward", json.dumps(MATH), "--workers", "2", "--log-level", "warning"],
-                       {**env, TOKEN_ENV: token})
+    proc, url = start_cli_server("--host", "0.0.0.0", "--reward", json.dumps(MATH), "--workers", "2",
+                                 "--log-level", "warning", env={**env, TOKEN_ENV: token})
     try:
         for _ in range(6):  # fresh connections: either worker may answer
             assert httpx.post(f"{url}/get_reward", json=OPENRLHF_REQUEST).status_code == 401
             ok = httpx.post(f"{url}/get_reward", json=OPENRLHF_REQUEST, headers={"Authorization": f"Bearer {token}"})
             assert ok.status_code == 200 and ok.json()["rewards"] == [1.0, 0.0, 0.0]
     finally:
-        out = _stop(proc)
+        out = stop_cli_server(proc)
     assert "without a token" not in out and token not in out, out
 
 

@@ -10,16 +10,14 @@ import json
 import logging
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
-import time
 from collections import Counter
 
 import httpx
 import pytest
-from server_helpers import OPENRLHF_REQUEST, ServerThread, free_port, metric_samples
+from server_helpers import OPENRLHF_REQUEST, ServerThread, metric_samples, start_cli_server, stop_cli_server
 
 from rewardsmith.adapters.serve.reward_server import ServerConfig
 from rewardsmith.verifiers.math import GradeTask
@@ -28,41 +26,11 @@ from rewardsmith.verifiers.pool import DEFAULT_MEMORY_MB, _shared, shared_pool
 MATH = {"type": "math", "workers": 0}
 
 
-def _start_cli_server(*args: str) -> tuple[subprocess.Popen[str], str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "rewardsmith.adapters.cli", "serve", "--port", str(port), *args],
-        env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError(f"server did not start: {proc.communicate()[0]}")
-        time.sleep(0.2)
-
-
-def _stop(proc: subprocess.Popen[str]) -> str:
-    proc.send_signal(signal.SIGTERM)
-    try:
-        out, _ = proc.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, _ = proc.communicate()
-    return out
-
-
 @pytest.mark.slow
 def test_metrics_totals_are_right_whichever_of_several_workers_answers(tmp_path):
     spec = tmp_path / "reward.json"
     spec.write_text(json.dumps(MATH))
-    proc, url = _start_cli_server("--reward", str(spec), "--workers", "2", "--log-level", "info")
+    proc, url = start_cli_server("--reward", str(spec), "--workers", "2", "--log-level", "info")
     try:
         # Each request on a fresh connection, so the kernel hands them to either worker.
         # Until both workers have answered some (their pids are in the request log lines).
@@ -80,7 +48,7 @@ def test_metrics_totals_are_right_whichever_of_several_workers_answers(tmp_path)
             assert seen[("rewardsmith_batched_samples_total", frozenset())] == 3 * n
             assert seen[("rewardsmith_in_flight", frozenset())] == 0
     finally:
-        out = _stop(proc)
+        out = stop_cli_server(proc)
     answered = Counter(re.findall(r"\[(\d+)\] rewardsmith\.server: reward=math route=/get_reward code=200 rows=3", out))
     assert sum(answered.values()) == n, out[-3000:]
     # Per-process counters (the old hand-written text) pass only if one worker answered all.
