@@ -58,6 +58,15 @@ def _paths(path: str | Sequence[str]) -> list[str]:
     return [path] if isinstance(path, str) else list(path)
 
 
+def saved_model(path: str) -> str | None:
+    """The folder of the model saved at ``path``: ``path`` itself, or the ``model/`` of a ``train
+    orm|prm`` run folder (what ``-o`` named); None when neither holds ``rewardsmith.json``."""
+    for folder in (Path(path), Path(path) / "model"):
+        if (folder / META_FILE).is_file():
+            return str(folder)
+    return None
+
+
 def ensemble(values: Sequence[float], how: str, weight: float) -> float:
     if len(values) == 1:
         return values[0]
@@ -90,7 +99,8 @@ def aggregate(steps: Sequence[float], how: str) -> float:
 @declare
 class _RewardModelVerifier(Verifier):
     path: Annotated[str | list[str], NonEmpty()] = option(
-        doc="a model directory saved by `rewardsmith train`, or a list of them (an ensemble)")
+        doc="a model saved by `rewardsmith train orm|prm` (its -o run folder or the model/ in it), or a "
+            "list of them (an ensemble)")
     device: str = option("auto", "where the model runs: auto (cuda when available), cpu, cuda, cuda:1")
     dtype: Literal["float32", "bfloat16", "float16"] | None = option(None, "weights dtype (default: as saved)")
     batch_size: Annotated[int, Range(gt=0)] = option(16, "completions per forward pass")
@@ -100,19 +110,22 @@ class _RewardModelVerifier(Verifier):
     kind = ""
 
     def __post_init__(self) -> None:
+        self._folders: list[str] = []
         for i, path in enumerate(_paths(self.path)):
-            meta = Path(path) / META_FILE
+            folder = saved_model(path)
             where = ("path",) if isinstance(self.path, str) else ("path", i)
-            if not meta.is_file():
-                raise SpecError(f"{path!r} is not a reward model saved by rewardsmith (no {META_FILE}); "
-                                "train one with `rewardsmith train orm|prm`", where)
-            saved = json.loads(meta.read_text()).get("kind")
+            if folder is None:
+                raise SpecError(f"{path!r} is not a reward model saved by rewardsmith (no {META_FILE} in it nor in "
+                                "its model/); give the -o folder of `rewardsmith train orm|prm` or its model/",
+                                where)
+            self._folders.append(folder)
+            saved = json.loads((Path(folder) / META_FILE).read_text()).get("kind")
             if saved != self.kind:
                 raise SpecError(f"{path!r} is a saved {saved} model; use `type: {saved}` for it", where)
 
     def _models(self) -> list[Any]:
         module = importlib.import_module(INFERENCE)
-        return [module.RewardModel.get(p, self.device, self.dtype) for p in _paths(self.path)]
+        return [module.RewardModel.get(p, self.device, self.dtype) for p in self._folders]
 
     def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         start = time.perf_counter()

@@ -408,6 +408,22 @@ def test_ensembles_combine_models(saved_orm, tmp_path):
     assert logit.score == pytest.approx(torch.logit(torch.tensor(one, dtype=torch.float64)).item(), abs=1e-4)
 
 
+def test_the_run_folder_names_the_same_model_as_its_model_folder(saved_orm, tmp_path):
+    """`path` takes what `train -o` named (the run folder) as well as the model/ in it, as `eval rm`
+    does; a folder that is neither is a spec error that says what to give."""
+    from rewardsmith.verifiers import Sample, SpecError, build
+
+    sample = Sample(prompt="q", completion=StepSplitter().join(STEPS))
+    from_model = build({"type": "orm", "path": str(saved_orm)}).verify(sample)
+    from_run = build({"type": "orm", "path": str(saved_orm.parent)}).verify(sample)
+    assert from_run.status == "ok" and from_run.score == pytest.approx(from_model.score, abs=1e-9)
+    (tmp_path / "notes.txt").write_text("not a model")
+    with pytest.raises(SpecError, match=r"no rewardsmith.json in it nor in its model/.*-o folder of"):
+        build({"type": "orm", "path": str(tmp_path)})
+    with pytest.raises(SpecError, match="use `type: orm`"):
+        build({"type": "prm", "path": str(saved_orm.parent)})
+
+
 def test_ensemble_arithmetic():
     from rewardsmith.verifiers.reward_model import ensemble
 
