@@ -37,6 +37,7 @@ from typing import IO, Any
 
 from rewardsmith.adapters.scoring.rows import JSON_COLUMNS_KEY, PARQUET_SUFFIXES, open_source
 from rewardsmith.verifiers import RewardsmithError
+from rewardsmith.verifiers.json_text import json_text
 
 STDOUT = "-"
 PART_SUFFIX = ".part.jsonl"
@@ -47,9 +48,6 @@ VERDICT_TEXT_KEYS = ("status", "feedback")
 CHUNK_ROWS = 8192
 # Lone surrogates: Python strings may hold them (JSON's "\ud800" escape decodes to one), UTF-8 cannot.
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# Escaped in every line written: lone surrogates, and the line breaks JSON leaves raw (U+2028, U+2029,
-# NEL), which str.splitlines and older JavaScript take for the end of a line.
-_ESCAPED = re.compile("[\ud800-\udfff\u2028\u2029\x85]")
 
 
 class OutputError(RewardsmithError, ValueError):
@@ -59,68 +57,6 @@ class OutputError(RewardsmithError, ValueError):
 class WriteError(RewardsmithError):
     """A row was scored but could not be written (the message names its line): the CLI's exit 5.
     The rows before it are kept, so a rerun resumes from it."""
-
-
-def json_text(value: Any) -> str:
-    """``value`` as one line of JSON that any UTF-8 file can hold.
-
-    Non-ASCII text stays readable (``ensure_ascii=False``); JSON escapes control characters and
-    NUL itself; a lone surrogate, which UTF-8 cannot encode, becomes JSON's ``\\udXXX`` escape,
-    which reads back as the same string, and so do the Unicode line breaks, so that any line
-    splitter sees one row per line. These characters only occur inside JSON strings, so escaping
-    them in the text is escaping them in those strings.
-
-    Two values JSON could hold but Python will not print come from verifiers, never from rows (the
-    readers refuse them): an integer of more than ``sys.get_int_max_str_digits()`` digits is written
-    as its text, and nesting near the recursion limit is written with more room.
-    """
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except RecursionError:
-        with _deeper():
-            text = json.dumps(value, ensure_ascii=False, default=str)
-    except ValueError:  # int_max_str_digits
-        with _deeper():
-            text = json.dumps(_long_ints_as_text(value), ensure_ascii=False, default=str)
-    return _ESCAPED.sub(_escape_char, text)
-
-
-@contextlib.contextmanager
-def _deeper() -> Iterator[None]:
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(limit + 3000)  # a value as deep as the limit, walked with two frames a level
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(limit)
-
-
-def _long_ints_as_text(value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool):
-        try:
-            str(value)
-        except ValueError:
-            return _int_text(value)
-        return value
-    if isinstance(value, dict):
-        return {k: _long_ints_as_text(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_long_ints_as_text(v) for v in value]
-    return value
-
-
-def _int_text(value: int) -> str:
-    """The decimal digits of an int too long for ``str`` (its limit lifted for this one call)."""
-    limit = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)
-    try:
-        return str(value)
-    finally:
-        sys.set_int_max_str_digits(limit)
-
-
-def _escape_char(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
 
 
 def utf8_ok(text: str) -> bool:

@@ -60,6 +60,7 @@ from rewardsmith.adapters.serve.auth import (
 )
 from rewardsmith.adapters.trainers.openrlhf import CONSUMER, HEALTH_MIN_ROWS, openrlhf_health, reward_dict, to_samples
 from rewardsmith.verifiers import RewardsmithError, Sample, SpecError, Verdict, Verifier, build
+from rewardsmith.verifiers.json_text import json_text
 from rewardsmith.verifiers.pool import started_workers
 from rewardsmith.verifiers.wording import plural
 
@@ -436,8 +437,10 @@ Work = Callable[[bytes, list[Verdict]], Awaitable[dict[str, Any]]]
 
 
 def _json(body: Any) -> bytes:
-    """Compact JSON, as Starlette's ``JSONResponse`` renders it (NaN refused: it is not JSON)."""
-    return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    """The response body, written as ``rewardsmith score`` writes its rows (:func:`json_text`): a
+    verdict that quotes a completion holding a lone surrogate or a number Python will not print
+    is sent, not turned into a 500 for the whole batch."""
+    return json_text(body, compact=True).encode("utf-8")
 
 
 async def _respond(send: Send, status: int, body: bytes, content_type: bytes = b"application/json",

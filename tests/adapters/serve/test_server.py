@@ -111,6 +111,41 @@ def test_native_score(math_server):
     assert body["verdicts"][0]["details"]["extracted"] == "18"
 
 
+@register("test_server_echo")
+class EchoVerifier(Verifier):
+    """Test-only: pays 1 and quotes the completion in its details, with a number Python will not
+    print (as a verifier that reports an extracted answer or a computed value does)."""
+
+    name = "test_server_echo"
+
+    def verify_batch(self, samples):
+        return [Verdict(score=1.0, correct=True, details={"quoted": s.completion, "value": 10**5000})
+                for s in samples]
+
+
+def test_a_completion_of_odd_text_gets_its_reward_not_a_500(math_server):
+    """Think like the policy: a completion holding a lone surrogate (JSON's "\\ud800" escape decodes to
+    one, which UTF-8 cannot encode), NUL or a Unicode line break, quoted back in a verdict, must not
+    turn the batch into a 500 (a trainer drops or retries the batch, so a policy learns to cause it):
+    the body is written as `rewardsmith score` writes rows, and reads back as the same strings."""
+    odd = "\\boxed{5\ud800} \x00 \u2028 \x85"
+    samples = [{"prompt": "p", "completion": odd, "answer": "5"},
+               {"prompt": "p", "completion": "\\boxed{5}", "answer": "5"}]
+    body = json.dumps({"samples": samples}).encode()  # ensure_ascii: the surrogate travels as its escape
+    r = httpx.post(f"{math_server.url}/v1/score", content=body)
+    assert r.status_code == 200, r.text
+    verdicts = r.json()["verdicts"]
+    assert r.json()["rewards"] == [0.0, 1.0] and verdicts[0]["status"] == "no_answer"
+    assert verdicts[0]["details"]["extracted"] == "5\ud800"  # the same string back, escaped on the wire
+    assert b"\\ud800" in r.content and "\u2028".encode() not in r.content
+    with ServerThread(ServerConfig(reward="test_server_echo")) as echo:
+        r = httpx.post(f"{echo.url}/v1/score",
+                       content=json.dumps({"samples": [{"prompt": "p", "completion": "a\udfff"}]}).encode())
+    assert r.status_code == 200, r.text
+    verdict = r.json()["verdicts"][0]
+    assert verdict["details"]["quoted"] == "a\udfff" and verdict["details"]["value"] == "1" + "0" * 5000
+
+
 @pytest.mark.parametrize(
     ("route", "content", "code", "needle"),
     [
