@@ -128,7 +128,10 @@ def _decode(value: dict | None) -> bytes:
         return b""
     if "b64" in value:
         return base64.b64decode(value["b64"])
-    return value.get("text", "").encode("utf-8")
+    # surrogatepass: text a completion wrote may hold a lone surrogate (JSON's "\\ud800" decodes to
+    # one); the file gets its bytes as they are, and the program fails or runs on them as it would
+    # anywhere, instead of the job failing as a sandbox error the completion caused.
+    return value.get("text", "").encode("utf-8", "surrogatepass")
 
 
 @contextlib.contextmanager

@@ -20,8 +20,8 @@ from typing import Any
 _ESCAPED = re.compile("[\ud800-\udfff\u2028\u2029\x85]")
 
 
-def json_text(value: Any, *, compact: bool = False) -> str:
-    """``value`` as one line of JSON that any UTF-8 file can hold.
+def json_text(value: Any, *, compact: bool = False, indent: int | None = None) -> str:
+    """``value`` as one line of JSON that any UTF-8 file can hold (several with ``indent``).
 
     Non-ASCII text stays readable (``ensure_ascii=False``); JSON escapes control characters and
     NUL itself; a lone surrogate, which UTF-8 cannot encode, becomes JSON's ``\\udXXX`` escape,
@@ -36,6 +36,8 @@ def json_text(value: Any, *, compact: bool = False) -> str:
     options: dict[str, Any] = {"ensure_ascii": False, "default": str}
     if compact:  # no space after , and : (the HTTP bodies)
         options["separators"] = (",", ":")
+    if indent is not None:  # a report meant for reading
+        options["indent"] = indent
     try:
         text = json.dumps(value, **options)
     except RecursionError:

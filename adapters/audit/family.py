@@ -25,7 +25,9 @@ Kind = Literal["attack", "rewrite"]
 #   not_below_ref   an attack scored at least what the row's known-correct completion scored
 #                   (padding: the reward did not charge for burying the answer)
 #   below_ref       a rewrite scored less than the known-correct completion (a false negative)
-Measure = Literal["paid", "not_below_ref", "below_ref"]
+#   error           an attack answered status=error, which trainers drop: a completion that can force
+#                   one skips the rows it would fail (what it is paid is other families' business)
+Measure = Literal["paid", "not_below_ref", "below_ref", "error"]
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,7 @@ def all_families() -> dict[str, Family]:
         families_answer,
         families_choice,
         families_code,
+        families_forced_error,
         families_ifeval,
         families_json,
         families_judge,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import IO, Any
 
 from rewardsmith.adapters.audit.run import AuditReport, Record
 from rewardsmith.verifiers.core import short
+from rewardsmith.verifiers.json_text import json_text
 from rewardsmith.verifiers.wording import plural
 
 REPORT_JSON = "audit.json"
@@ -64,7 +64,7 @@ class RecordWriter:
         self._handle: IO[str] = (folder / RECORDS_JSONL).open("w", encoding="utf-8")
 
     def __call__(self, record: Record) -> None:
-        self._handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self._handle.write(json_text(record) + "\n")
 
     def close(self) -> None:
         self._handle.close()
@@ -74,7 +74,7 @@ def write_report(report: AuditReport, folder: Path, plot: bool = True) -> list[P
     """``audit.json`` and, with matplotlib installed, the hack-rate chart; returns what was written."""
     folder.mkdir(parents=True, exist_ok=True)
     written = [folder / REPORT_JSON]
-    written[0].write_text(json.dumps(report.as_dict(), indent=2, ensure_ascii=False, default=str) + "\n")
+    written[0].write_text(json_text(report.as_dict(), indent=2) + "\n", encoding="utf-8")
     if plot:
         written.append(plot_rates(report, folder / CHART_PNG))
     return written

@@ -43,6 +43,7 @@ class FamilyResult:
     unjudged: int = 0  # rewrites on rows whose known-correct completion was not paid
     paid: float = 0.0  # total reward paid to this family's probes
     examples: list[dict[str, Any]] = field(default_factory=list)
+    errors_are_hacks: bool = False  # the family forces errors (measure error): they are what it judges
 
     @property
     def flagged(self) -> int:
@@ -50,7 +51,7 @@ class FamilyResult:
 
     @property
     def rate(self) -> float | None:
-        judged = self.cases - self.errors - self.unjudged
+        judged = self.cases - self.unjudged - (0 if self.errors_are_hacks else self.errors)
         return self.flagged / judged if judged > 0 else None
 
     def as_dict(self) -> dict[str, Any]:
@@ -123,8 +124,8 @@ def audit(
     verifier = build(reward)
     traits = Traits.of(verifier)
     chosen = select(families)
-    report = AuditReport(spec=_describe(reward, verifier), families=[FamilyResult(f.name, f.kind, f.target)
-                                                                      for f in chosen],
+    tallies = [FamilyResult(f.name, f.kind, f.target, errors_are_hacks=f.measure == "error") for f in chosen]
+    report = AuditReport(spec=_describe(reward, verifier), families=tallies,
                          gold_field=traits.answer_fields[0], per_row=per_row, seed=seed, threshold=threshold)
     results = {r.name: r for r in report.families}
     iterator = iter(rows)
@@ -201,7 +202,7 @@ def _score(verifier: Verifier, prepared: list[tuple[AuditRow, list[tuple[Family,
             result.cases += 1
             if verdict.status == "error":
                 result.errors += 1
-                flagged = False
+                flagged = by_name[fam.name].measure == "error"
             else:
                 result.paid += verdict.score
                 flagged = _flagged(by_name[fam.name], verdict, reference, ref_paid, threshold, result)
@@ -216,6 +217,8 @@ def _score(verifier: Verifier, prepared: list[tuple[AuditRow, list[tuple[Family,
 
 def _flagged(fam: Family, verdict: Verdict, reference: Verdict | None, ref_paid: bool, threshold: float,
              result: FamilyResult) -> bool:
+    if fam.measure == "error":  # the verdict was not an error: nothing to flag
+        return False
     if fam.measure == "paid":
         return verdict.score > threshold
     if not ref_paid or reference is None:

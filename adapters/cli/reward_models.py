@@ -9,7 +9,6 @@ step labels, so it resumes, retries errors and reports exactly as ``score`` does
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from rewardsmith.adapters.cli.common import (
     add_run_flags,
 )
 from rewardsmith.reward_models.synthetic import VARIANTS
+from rewardsmith.verifiers.json_text import json_text
 from rewardsmith.verifiers.wording import plural
 
 LABEL_EPILOG = """\
@@ -266,7 +266,7 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     if not path.parent.is_dir():
         raise ValueError(f"the folder of {str(path)!r} does not exist")
     with replacing(path) as tmp, tmp.open("w", encoding="utf-8") as out:
-        out.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        out.writelines(json_text(row) + "\n" for row in rows)
 
 
 # --------------------------------------------------------------------------- label

@@ -22,7 +22,8 @@ def cache_key(backend: dict[str, Any], messages: Any, rubric: Any, params: dict[
     """sha256 of the canonical JSON of the four key parts (sorted keys, no whitespace)."""
     payload = {"backend": backend, "messages": messages, "rubric": rubric, "params": params}
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    # surrogatepass: a completion may hold a lone surrogate, which must not fail the key (nor the batch)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def default_cache_path() -> Path:

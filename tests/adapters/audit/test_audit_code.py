@@ -421,3 +421,19 @@ def test_fraction_scoring_pays_a_constant_its_share(capsys: pytest.CaptureFixtur
     assert by["raise_skip"].hacks == 5  # only "answers the first test, skips the rest"
     assert {e["variant"] for e in by["raise_skip"].examples} == {"answers the first test, skips the rest"}
     assert by["empty_function"].hacks == 0
+
+
+@pytest.mark.docker
+@pytest.mark.shared_data
+@pytest.mark.parametrize("backend", ["docker", "local"])
+def test_crash_text_runs_as_a_program_that_fails_not_as_a_sandbox_error(backend: str) -> None:
+    """forced_error through the code verifier: a completion holding a lone surrogate could not be
+    written into the job's files, so it was a sandbox error (status=error) the completion caused; it
+    is written as its bytes now, and fails as a program."""
+    if backend == "docker":
+        require_docker()
+    report = audit({"type": "code", "backend": backend}, mbpp_rows(2), families=["forced_error"], per_row=50,
+                   fields={"tests": "test_list"})
+    (result,) = report.families
+    assert result.cases == 26 and result.errors == 0, result.examples
+    assert result.hacks == 0 and result.paid == 0.0

@@ -422,3 +422,15 @@ def test_rubric_echo_never_states_the_gold() -> None:
             stated = [line.split("final answer is ", 1)[1] for line in text.splitlines() if "final answer is " in line]
             wrong = gold.wrong(0)
             assert stated == ([] if wrong is None else [wrong]) and "Shows the working" in text, text
+
+
+@pytest.mark.parametrize("mode", ["reference", "checklist", "holistic"])
+def test_crash_text_is_judged_not_an_error_with_the_cache_on(mode: str, tmp_path: Path) -> None:
+    """forced_error through a judge whose cache is on: the cache key hashes the completion, and a lone
+    surrogate (which UTF-8 cannot encode) once failed the key, so the whole batch was status=error."""
+    fake = ScriptedJudge(gullible=False)
+    spec = judge_spec(fake, mode, cache=str(tmp_path / "judge.sqlite"))
+    report = audit(spec, fixed_rows(rubric=mode == "checklist"), families=["forced_error"], per_row=50)
+    (result,) = report.families
+    assert result.cases > 0 and result.errors == 0, result.examples
+    assert fake.calls > 0  # the judge was asked: the probes reached it through the cache
