@@ -29,6 +29,7 @@ from typing import Any
 from rewardsmith.reward_models.data import Pair, Point, Stepwise, Text
 from rewardsmith.reward_models.steps import StepSplitter
 from rewardsmith.verifiers import RewardsmithError
+from rewardsmith.verifiers.json_text import without_surrogates
 
 
 class TooLong(RewardsmithError, ValueError):
@@ -83,6 +84,7 @@ class Encoder:
 
     def _ids(self, text: str, special: bool) -> list[int]:
         # ``special``: the text may hold control tokens (a rendered template); a completion's never does
+        text = without_surrogates(text)  # a completion may hold one (JSON's "\ud800"); no tokenizer encodes it
         return list(self.tokenizer(text, add_special_tokens=False, split_special_tokens=not special)["input_ids"])
 
     def _frame(self, prompt: list[int], completion: list[int]) -> tuple[list[int], int]:
@@ -124,7 +126,8 @@ class Encoder:
 
     def _process(self, prompt: Text, text: str, spans: Sequence[tuple[int, int]],
                  labels: Sequence[float] | None) -> list[Encoded]:
-        enc = self.tokenizer(text, add_special_tokens=False, split_special_tokens=True, return_offsets_mapping=True)
+        enc = self.tokenizer(without_surrogates(text), add_special_tokens=False, split_special_tokens=True,
+                             return_offsets_mapping=True)
         comp, offsets = list(enc["input_ids"]), enc["offset_mapping"]
         last = step_end_tokens(offsets, spans)
         prompt_ids = self.prompt_ids(prompt)

@@ -1,9 +1,9 @@
-"""JSON text that can always be written: what ``rewardsmith score`` puts in a file and the reward
-server sends back. A verdict can carry text from the completion (an extracted answer, a quoted
-line), and a completion can hold anything JSON can: a lone surrogate (``"\\ud800"`` decodes to
-one), which UTF-8 cannot encode; Unicode line breaks that line splitters take for the end of a
-row; a number too long for Python to print. None of these may stop the writer: a policy that can
-crash the reward's output learns to.
+"""Text that can always be written: the JSON ``rewardsmith score`` puts in a file and the reward
+server sends back, and completion text a tokenizer can take. A verdict can carry text from the
+completion (an extracted answer, a quoted line), and a completion can hold anything JSON can: a
+lone surrogate (``"\\ud800"`` decodes to one), which UTF-8 cannot encode; Unicode line breaks that
+line splitters take for the end of a row; a number too long for Python to print. None of these
+may stop the writer or the reader: a policy that can crash the reward learns to.
 """
 
 from __future__ import annotations
@@ -18,6 +18,14 @@ from typing import Any
 # Escaped in every text written: lone surrogates, and the line breaks JSON leaves raw (U+2028, U+2029,
 # NEL), which str.splitlines and older JavaScript take for the end of a line.
 _ESCAPED = re.compile("[\ud800-\udfff\u2028\u2029\x85]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate as U+FFFD (what a decoder puts where bytes were not text):
+    what a tokenizer can encode (Hugging Face's raise on a surrogate), one character for one, so
+    offsets into ``text`` stay valid."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def json_text(value: Any, *, compact: bool = False, indent: int | None = None) -> str:

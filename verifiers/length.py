@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, error, invalid_input, read_completion
+from rewardsmith.verifiers.json_text import without_surrogates
 from rewardsmith.verifiers.options import Pattern, Range, Spec, SpecError, declare, option
 from rewardsmith.verifiers.registry import register
 
@@ -103,9 +104,11 @@ class Measure:
 
 
 def _encode_with(tokenizer: Any, text: str) -> list[Any]:
-    # Hugging Face tokenizers add BOS/EOS when called; a completion's length excludes them.
+    text = without_surrogates(text)  # a completion may hold one (JSON's "\ud800"); no tokenizer encodes it
+    # Hugging Face tokenizers add BOS/EOS when called; a completion's length excludes them. verbose=False:
+    # a completion longer than the model's window is only being counted, not fed to the model.
     if hasattr(tokenizer, "encode") and hasattr(tokenizer, "convert_ids_to_tokens"):
-        return list(tokenizer.encode(text, add_special_tokens=False))
+        return list(tokenizer.encode(text, add_special_tokens=False, verbose=False))
     ids = tokenizer(text)
     if isinstance(ids, Mapping):
         ids = ids["input_ids"]

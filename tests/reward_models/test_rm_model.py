@@ -424,6 +424,21 @@ def test_the_run_folder_names_the_same_model_as_its_model_folder(saved_orm, tmp_
         build({"type": "prm", "path": str(saved_orm.parent)})
 
 
+@pytest.mark.parametrize("kind", ["orm", "prm"])
+def test_crash_text_is_read_not_an_error(kind, saved_orm, saved_prm):
+    """forced_error through the reward models: a lone surrogate made the tokenizer raise, so the whole
+    batch was status=error; the encoder reads it as U+FFFD now (one character for one: the step
+    offsets hold)."""
+    from rewardsmith.adapters.audit import audit
+    from rewardsmith.adapters.scoring.rows import Row
+
+    path = saved_orm if kind == "orm" else saved_prm
+    rows = [Row(1, {"prompt": "Tom has 4 boxes of 3 apples. How many apples?", "answer": "12"})]
+    report = audit({"type": kind, "path": str(path)}, rows, families=["forced_error"], per_row=50)
+    (result,) = report.families
+    assert result.cases == 13 and result.errors == 0, result.examples
+
+
 def test_ensemble_arithmetic():
     from rewardsmith.verifiers.reward_model import ensemble
 
