@@ -105,10 +105,9 @@ class Measure:
 
 def _encode_with(tokenizer: Any, text: str) -> list[Any]:
     text = without_surrogates(text)  # a completion may hold one (JSON's "\ud800"); no tokenizer encodes it
-    # Hugging Face tokenizers add BOS/EOS when called; a completion's length excludes them. verbose=False:
-    # a completion longer than the model's window is only being counted, not fed to the model.
+    # Hugging Face tokenizers add BOS/EOS when called; a completion's length excludes them.
     if hasattr(tokenizer, "encode") and hasattr(tokenizer, "convert_ids_to_tokens"):
-        return list(tokenizer.encode(text, add_special_tokens=False, verbose=False))
+        return list(tokenizer.encode(text, add_special_tokens=False))
     ids = tokenizer(text)
     if isinstance(ids, Mapping):
         ids = ids["input_ids"]

@@ -419,6 +419,11 @@ def fake_transformers(monkeypatch):
     module = types.ModuleType("transformers")
     module.AutoTokenizer = AutoTokenizer
     monkeypatch.setitem(sys.modules, "transformers", module)
+    # as if each name were a hub id in the local cache: resolving it (a path, an alias, the cache, one
+    # hub call) is tests/reward_models/test_model_names.py's business; here what matters is the load
+    from rewardsmith.reward_models import loading
+
+    monkeypatch.setattr(loading, "resolve", lambda name: name)
     return loads
 
 
