@@ -41,7 +41,8 @@ What is guaranteed, given the flags the backends pass:
   (``--judge-dir``, emptied like the work directory); one AF_UNIX stream socketpair
   joins them as fd 3 in each (no other fd beyond stdio). The job is the judge's: its
   exit ends the job; the candidate's output and exit code go to
-  ``details["candidate"]``.
+  ``details["candidate"]`` (what it had written by then: a judge that reads them waits
+  for end-of-file on fd 3 first, see ``rewardsmith.sandbox.job.Peer``).
 * A paired job's shared directory (``--shared-dir``): both sides see it at the same path and
   get it as ``REWARDSMITH_SHARED_DIR``. At the job's start it is empty, owned by the judge's
   uid, mode 0711: the candidate can reach what the judge opens to it (a subdirectory chmod'ed
@@ -764,12 +765,11 @@ class Runner:
 
     def _live_descendants(self) -> list[int]:
         ours = self._ours()
-        return [pid for pid in self._descendants() if pid not in ours and _state(str(pid)) not in ("Z", "X", "")]
+        return [pid for pid in self._descendants() if pid not in ours and _alive(str(pid))]
 
     def _others_alive(self) -> list[int]:
         ours = self._ours()
-        return [int(p) for p in os.listdir("/proc")
-                if p.isdigit() and int(p) not in ours and _state(p) not in ("Z", "X", "")]
+        return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in ours and _alive(p)]
 
     def _reap(self) -> None:
         while True:
@@ -1248,6 +1248,21 @@ def _state(pid: str) -> str:
         return stat[stat.rindex(b")") + 2 :].split()[0].decode()
     except (OSError, ValueError, IndexError):
         return ""
+
+
+def _alive(pid: str) -> bool:
+    """Whether a process may still run code: it exists and is no zombie, or it is a zombie whose
+    thread group still has live threads (a leader that ended with ``pthread_exit`` is a zombie while
+    its other threads go on writing). The runner empties a job's directories only once none is left."""
+    state = _state(pid)
+    if state in ("", "X"):
+        return False
+    if state != "Z":
+        return True
+    try:
+        return len(os.listdir(f"/proc/{pid}/task")) > 1
+    except OSError:
+        return False
 
 
 def _real_uid(pid: int) -> int | None:
