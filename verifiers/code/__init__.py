@@ -677,14 +677,21 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "…"
 
 
+# Only the part of a stream that is shown is searched (plus room for the paths shortened in it): a
+# compiler's stderr may be 64 MiB, and the verifier's own process reads it.
+_SHOWN_ROOM = 4096
+
+
 def _head(text: str, limit: int = 300) -> str:
-    text = _WORKDIR_PATH.sub(r'File "\1"', text.strip())
-    return text if len(text) <= limit else text[:limit] + "…"
+    text = text.strip()
+    shown = _WORKDIR_PATH.sub(r'File "\1"', text[: limit + _SHOWN_ROOM])
+    return shown if len(shown) <= limit and len(text) <= limit + _SHOWN_ROOM else shown[:limit] + "…"
 
 
 def _tail(text: str, limit: int = 300) -> str:
-    text = _WORKDIR_PATH.sub(r'File "\1"', text.strip())
-    return text if len(text) <= limit else "…" + text[-limit:]
+    text = text.strip()
+    shown = _WORKDIR_PATH.sub(r'File "\1"', text[-(limit + _SHOWN_ROOM):])
+    return shown if len(shown) <= limit and len(text) <= limit + _SHOWN_ROOM else "…" + shown[-limit:]
 
 
 def score_tests(tests: list[dict[str, Any]], mode: str, k: int = 1, **details: Any) -> Verdict:

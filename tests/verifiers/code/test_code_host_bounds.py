@@ -192,3 +192,21 @@ def test_honest_large_outputs_score_1(backend):
     for verdict in verdicts:
         assert (verdict.score, verdict.status) == (1.0, "ok"), verdict.feedback
         assert "host_limit" not in verdict.details
+
+
+# -- what the verifier's own process still reads: only the part of a stream it shows ---------------
+
+
+@pytest.mark.parametrize("filler", [0, 100, 10_000, 1 << 20])
+def test_excerpts_read_only_what_they_show(filler):
+    """A compiler's stderr may be 64 MiB; the excerpt of its head or tail is the same as if the whole
+    text had been searched for paths to shorten, whatever lies beyond what is shown."""
+    from rewardsmith.verifiers.code import _WORKDIR_PATH, _head, _tail
+
+    frame = 'File "/tmp/rewardsmith-local-x/work/solution.py", line 3\n'
+    text = frame + "x" * filler + "\n" + frame + "ValueError: boom"
+    for excerpt, cut in (
+        (_head, lambda t: t[:300] + ("…" if len(t) > 300 else "")),
+        (_tail, lambda t: ("…" if len(t) > 300 else "") + t[-300:]),
+    ):
+        assert excerpt(text) == cut(_WORKDIR_PATH.sub(r'File "\1"', text.strip())), (excerpt.__name__, filler)
