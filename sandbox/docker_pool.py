@@ -46,7 +46,7 @@ from typing import Any
 from rewardsmith.sandbox.backend import ConcurrentBatches, image_name
 from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.sandbox.job import ExecResult, Job
-from rewardsmith.sandbox.runner import HEADER
+from rewardsmith.sandbox.runner import HEADER, POST_JOB_S
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text()
 # Each container runs as its own unprivileged uid: RLIMIT_NPROC counts processes per uid
@@ -55,7 +55,9 @@ RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text()
 UID_RANGE = range(20000, 60000)
 CAPABILITIES = ("SETUID", "SETGID")  # the runner's, and only the runner's (see _Container)
 LABEL = "rewardsmith.sandbox"
-_GRACE_S = 5.0  # beyond a job's wall limit, how long we wait for the runner itself
+# Beyond a job's wall limit, how long we wait for the runner itself: its own bound on the work after a
+# job (POST_JOB_S), and room for its scans and the answer's transfer on a starved machine.
+_GRACE_S = POST_JOB_S + 5.0
 _MUX = struct.Struct(">BxxxL")  # docker's stdout/stderr multiplexing header
 LOG_DRIVER = "none"  # the engine keeps no log of a container: what it says is the runner's protocol
 STDERR_KEPT = 64 << 10  # bytes of the runner's own stderr kept for error messages

@@ -100,6 +100,15 @@ MQUEUE_DIR = "/dev/mqueue"
 # candidate traverse it but not list it or create anything at its top (the judge's alone).
 SHARED_ENV = "REWARDSMITH_SHARED_DIR"
 SHARED_MODE = 0o711
+# After a job's end (its judge's exit, or its deadline), the most the runner spends before it answers:
+# killing every process of the job (they may fork while it scans), waiting for their exit statuses, and
+# removing what the job left in all of its directories together. A backend waits this long (and a
+# little more) past a job's wall-clock limit before it calls a runner dead: a starved runner that
+# keeps within its own bounds is never mistaken for a broken one.
+KILL_S = 1.0
+REAP_S = 5.0
+CLEANUP_S = 10.0
+POST_JOB_S = KILL_S + REAP_S + CLEANUP_S
 
 
 def _prctl(option: int, value: int) -> None:
@@ -623,22 +632,22 @@ class Runner:
             dirs.append((self.judge_dir, self.judge_as))
         return dirs
 
-    def _empty(self, directory: str, uid: int | None) -> None:
+    def _empty(self, directory: str, uid: int | None, deadline: float | None = None) -> None:
         """Remove what a job left, bounded in time whatever it left (a chain of directories thousands
-        deep, a flood of them): what is still there afterwards makes the runner unclean, and an
-        unclean runner is retired, never reused."""
+        deep, a flood of them), by ``deadline`` (default: CLEANUP_S from now): what is still there
+        afterwards makes the runner unclean, and an unclean runner is retired, never reused."""
         with _as_user(uid):
             if not os.path.isdir(directory):
                 return
             with contextlib.suppress(OSError):
                 os.chmod(directory, 0o700)  # a job may have opened its directory to others
-            deadline = time.monotonic() + CLEANUP_S
+            deadline = time.monotonic() + CLEANUP_S if deadline is None else deadline
             empty_directory(directory, deadline)
             if _listing(directory):  # something resisted (a directory without rwx): open up, retry
                 _bounded(["chmod", "-R", "u+rwx", "--", directory], deadline)
                 empty_directory(directory, deadline)
 
-    def _empty_shared(self) -> None:
+    def _empty_shared(self, deadline: float | None = None) -> None:
         """Empty the shared directory and give it back its mode. Both uids may have left trees
         there, of any mode, inside each other's directories, and the runner has no DAC_OVERRIDE:
         it works as each owner in turn. The judge (the owner, so it can list the top and remove
@@ -664,7 +673,7 @@ class Runner:
                         return  # the common case: nothing to do, no process spawned
             except OSError:
                 return
-            deadline = time.monotonic() + CLEANUP_S
+            deadline = time.monotonic() + CLEANUP_S if deadline is None else deadline
             empty_directory(directory, deadline)
         uids = [owner] + ([self.run_as] if self.run_as != owner else [])
         for _ in range(4):
@@ -747,7 +756,7 @@ class Runner:
         for proc in procs:  # each job process leads its own session and process group
             with _as_user(proc.uid), contextlib.suppress(OSError):
                 os.killpg(proc.pid, signal.SIGKILL)
-        give_up = time.monotonic() + 1.0
+        give_up = time.monotonic() + KILL_S
         while True:  # until no live process of the job is left (one may fork while we scan)
             if self.kill_all and os.geteuid() == 0:
                 for uid in self._job_uids() - {0}:
@@ -888,8 +897,9 @@ class Runner:
         procs = [side.proc for side in sides if side.proc is not None]
         self._kill_everything(procs)
         self._drain(sides, int(limits["output_bytes"]))
+        reaped_by = time.monotonic() + REAP_S
         for proc in procs:
-            proc.wait(timeout=5)
+            proc.wait(timeout=max(0.0, reaped_by - time.monotonic()))
         if main.proc is not None and any(main.truncated.values()) and reason is None:
             reason = "output_limit"
         usage_after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -897,10 +907,11 @@ class Runner:
         cpu += sum(proc.cpu_s for proc in procs if proc.forked)
         ipc_left = self._sweep_ipc(ipc_before)
         mq_left, mq_confirmed = self._sweep_mqueues(mq_before)
-        shared_left, shared_confirmed = self._sweep_shared_tmp()
+        cleaned_by = time.monotonic() + CLEANUP_S  # one budget for everything the job left, wherever
+        shared_left, shared_confirmed = self._sweep_shared_tmp(cleaned_by)
         for directory, uid in self._directories():
-            self._empty(directory, uid)
-        self._empty_shared()
+            self._empty(directory, uid, cleaned_by)
+        self._empty_shared(cleaned_by)
         result = {
             "status": reason or "ok",
             "exit_code": main.exit_code,
@@ -1076,14 +1087,13 @@ class Runner:
         after = _mqueues(directory)
         return len(left), after is not None and not theirs(after)
 
-    def _sweep_shared_tmp(self) -> tuple[int, bool]:
+    def _sweep_shared_tmp(self, deadline: float) -> tuple[int, bool]:
         """Remove what the job's uids own in the shared temporary directories (and one level
         down, in their world-writable subdirectories such as /tmp/.X11-unix): (how many entries,
         whether none is left). Only meaningful where the job uids are ours alone."""
         if not self.shared_tmp or self.run_as is None:
             return 0, True
         uids = self._job_uids() - {0, os.getuid()}
-        deadline = time.monotonic() + CLEANUP_S
 
         def owned() -> list[tuple[str, int, bool]]:
             found = []
@@ -1132,9 +1142,6 @@ class Runner:
                 leftovers = leftovers or bool(_listing(directory))
         template_ok = self.template is None or self.template.alive
         return not alive and not leftovers and template_ok and self._shared_clean()
-
-
-CLEANUP_S = 10.0  # the most a runner spends removing what one job left
 
 
 def empty_directory(directory: str, deadline: float) -> None:

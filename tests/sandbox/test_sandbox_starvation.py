@@ -27,6 +27,8 @@ import pytest
 from test_sandbox_pairs import WAIT_FOR_CANDIDATE, _killed, _make, pair
 from test_sandbox_shared_dir import OPENING_JUDGE, assert_shared_round_trip
 
+from rewardsmith.sandbox.job import Job
+from rewardsmith.sandbox.limits import Limits
 from rewardsmith.sandbox.runner import SHARED_ENV
 
 pytestmark = pytest.mark.slow
@@ -152,3 +154,31 @@ def test_the_judges_exit_still_ends_the_job(backend):
         assert (result.status, result.exit_code, result.stdout) == ("ok", 0, "go\n"), result
         assert result.details["candidate"]["stdout"] == "flushed\n", result
         assert _killed(result.details["candidate"]["exit_code"]), result  # by the judge's exit, not the limit
+
+
+# Leaves a chain of 5,000 directories in its work directory and sleeps past its wall-clock limit.
+# Removing such a chain took 10 s of wall time on a loaded disk (0.5 s of CPU): the local backend's
+# runners keep their directories on disk. A backend that waited only 5 s past the limit called the
+# runner dead: status "error", which a completion could force at will.
+DEEP_THEN_SLEEP = """
+import os, time
+os.mkdir("deep")
+os.chdir("deep")
+for _ in range(5_000):
+    os.mkdir("d")
+    os.chdir("d")
+print("deep", flush=True)
+time.sleep(1000)
+"""
+
+
+def test_a_job_that_leaves_a_deep_tree_and_runs_out_of_time_is_answered(backend):
+    """The backend waits past the wall limit for as long as the runner's own work after a job may
+    take (POST_JOB_S) and a little more: a slow emptying is not taken for a dead runner."""
+    result = backend.run(
+        Job(command=["python3", "deep.py"], files={"deep.py": DEEP_THEN_SLEEP}, limits=Limits(wall_s=10, cpu_s=30))
+    )
+    # On a starved disk the chain may still be growing at the limit: either way the job's answer is its timeout.
+    assert result.status == "timeout" and result.stdout in ("deep\n", ""), result
+    after = backend.run(pair(LISTING_CANDIDATE, LISTING_JUDGE))
+    assert json.loads(after.details["candidate"]["stdout"]) == ["cand.py"], after
