@@ -131,19 +131,10 @@ def test_stdio_checks_run_bounded_too():
 
 # -- end to end, through a real candidate and judge, on every backend ----------------------------
 
-# The solution hands the judge a set of 16,000 ints that all hash alike, crafted in its own
-# process at no cost to itself (it patches json.dumps, which its process's wire end uses). The
-# judge rebuilds it within its (generous) time limit; the host would rebuild it again.
-COLLIDING_SOLUTION = f"""
-import json
-_dumps = json.dumps
-_SET = '{{"$set":[' + ','.join('{{"$int":"%s"}}' % hex(k * {P61}) for k in range(1, 16_001)) + ']}}'
-def _crafted(obj, *args, **kwargs):
-    return _dumps(obj, *args, **kwargs).replace('"CRAFTED"', _SET)
-json.dumps = _crafted
-def f(x):
-    return "CRAFTED"
-"""
+# The solution returns a set of 16,000 ints that all hash alike (it pays the quadratic cost of
+# building it once, within its own time limit; the judge pays it again rebuilding it, within its
+# generous limit; the host would have paid it a third time, unbounded).
+COLLIDING_SOLUTION = f"def f(x):\n    return {{k * {P61} for k in range(1, 16_001)}}\n"
 HONEST_CALL = "def f(x):\n    return [x] * 2\n"
 BIG_CALL = "def f(n):\n    return {'squares': [k * k for k in range(n)], 'set': set(range(n))}\n"
 BIG_STDIO = "n = int(input())\nprint(' '.join(str(k / 7) for k in range(n)))\n"
