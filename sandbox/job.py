@@ -67,6 +67,10 @@ class Job:
     limits: Limits = field(default_factory=Limits)
     env: dict[str, str] = field(default_factory=dict)
     judge: Peer | None = None
+    # Modules the job's Python will import first, from the image's SCORER_SITE: a backend may run the
+    # job where they are imported already (Docker: containers whose template imported them), which
+    # changes nothing but the time a job takes to start.
+    preload: tuple[str, ...] = ()
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-able form the runner reads (bytes travel base64-encoded)."""

@@ -69,7 +69,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from rewardsmith.sandbox.backend import ConcurrentBatches
+from rewardsmith.sandbox.backend import SCORER_SITE, ConcurrentBatches
 from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.sandbox.job import ExecResult, Job
 from rewardsmith.sandbox.limits import Limits
@@ -118,12 +118,42 @@ def system_binds() -> list[str]:
     for path in [*ETC_ENTRIES, *sorted(glob.glob("/etc/python3*"))]:
         if os.path.lexists(path):
             args += ["--ro-bind", path, path]
-    python = shutil.which("python3", path=SAFE_PATH)
-    if python is not None:  # an interpreter outside /usr (e.g. /opt/python): its prefix too
-        prefix = os.path.dirname(os.path.dirname(os.path.realpath(python)))
-        if not any(prefix == d or prefix.startswith(d + os.sep) for d in SYSTEM_DIRS):
+    for prefix in [*interpreter_prefixes(), SCORER_SITE]:
+        outside = not any(prefix == d or prefix.startswith(d + os.sep) for d in SYSTEM_DIRS)
+        if outside and os.path.isdir(prefix) and reachable_by_jobs(prefix):
             args += ["--ro-bind", prefix, prefix]
     return args
+
+
+def reachable_by_jobs(path: str) -> bool:
+    """Whether a job can reach the file or folder at ``path``: as root, jobs run as other users, who
+    need it and every folder above it to let anyone through (a Python under /root does not)."""
+    if os.getuid() != 0:
+        return True
+    real = os.path.realpath(path)
+    folders = [os.path.dirname(real)]
+    while folders[-1] != os.path.dirname(folders[-1]):
+        folders.append(os.path.dirname(folders[-1]))
+    try:
+        return all(os.stat(folder).st_mode & 0o001 for folder in folders) and bool(os.stat(real).st_mode & 0o001)
+    except OSError:
+        return False
+
+
+def interpreter_prefixes() -> list[str]:
+    """The installation folders of the sandbox's ``python3`` (an interpreter outside /usr, e.g.
+    /opt/python) and of the Python running rewardsmith, whose packages a sandboxed third-party
+    scorer imports (:mod:`rewardsmith.verifiers.isolated`): read-only, like /usr."""
+    found: list[str] = []
+    python = shutil.which("python3", path=SAFE_PATH)
+    candidates = [os.path.dirname(os.path.dirname(os.path.realpath(python)))] if python else []
+    candidates += [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+                   os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))]
+    for path in candidates:
+        real = os.path.realpath(path)
+        if os.path.isdir(real) and real not in found and real != "/":
+            found.append(real)
+    return found
 
 
 class LocalSandboxRefused(RewardsmithError, RuntimeError):
@@ -318,6 +348,11 @@ class LocalBackend(ConcurrentBatches):
         self._lock = threading.Lock()
         self._closed = False
         self._isolation: str | None = None
+
+    def python(self) -> str:
+        """The Python running rewardsmith (where the user installed a scorer's package) when jobs can run
+        it, else the sandbox's python3 (with what sandbox/image/install_scorers.sh put in SCORER_SITE)."""
+        return sys.executable if reachable_by_jobs(sys.executable) else "python3"
 
     @property
     def isolation(self) -> str:

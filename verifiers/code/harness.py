@@ -16,55 +16,15 @@ and record. Which of the solution's names the tests see is decided in :mod:`~rew
 import functools
 from pathlib import Path
 
+from rewardsmith.sandbox.program import bootstrap, program_source
+
 _SANDBOXED = Path(__file__).with_name("sandboxed")
-_INLINED = "# sandbox: inlined"
 
 
 def sandbox_source(*modules: str) -> str:
-    """The text of ``modules`` (file names in ``sandboxed/``) as one program, their imports of
-    each other removed: the sandbox has no rewardsmith package, so each such import is a relative
-    one (``from .wire import ...``) marked ``# sandbox: inlined``, and the program gets the
-    sibling's text in front instead."""
-    import ast
-
-    parts = []
-    for name in modules:
-        text = (_SANDBOXED / name).read_text(encoding="utf-8")
-        lines = text.splitlines()
-        for node in ast.parse(text).body:
-            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("rewardsmith.")):
-                if not node.level or _INLINED not in lines[node.lineno - 1]:
-                    raise ValueError(f"{name} line {node.lineno}: an import of rewardsmith, or of a sibling "
-                                     f"not relative and marked {_INLINED!r}")
-                for k in range(node.lineno - 1, node.end_lineno or node.lineno):
-                    lines[k] = ""
-        parts.append("\n".join(lines))
-    return "\n\n".join(parts) + "\n"
-
-
-def bootstrap(source: str, name: str) -> str:
-    """A ``python3 -c`` program that runs ``source`` without compiling it when it can.
-
-    Compiling the judge costs about 10 ms per job, most of a judged job's own time; its
-    bytecode (marshal, compressed) loads in a fraction of a millisecond. Bytecode is only
-    valid for the interpreter that made it, so the program checks the sandbox's cache tag
-    and compiles the (compressed) source otherwise: an image with another Python still works.
-    """
-    import base64
-    import marshal
-    import sys
-    import zlib
-
-    code = base64.b64encode(zlib.compress(marshal.dumps(compile(source, name, "exec")), 9)).decode()
-    text = base64.b64encode(zlib.compress(source.encode("utf-8"), 9)).decode()
-    return (
-        "import sys, zlib, marshal, binascii\n"
-        f"if sys.implementation.cache_tag == {sys.implementation.cache_tag!r}:\n"
-        f"    _c = marshal.loads(zlib.decompress(binascii.a2b_base64({code!r})))\n"
-        "else:\n"
-        f"    _c = compile(zlib.decompress(binascii.a2b_base64({text!r})), {name!r}, 'exec')\n"
-        "exec(_c)\n"
-    )
+    """The text of ``modules`` (file names in ``sandboxed/``) as one program (see
+    :func:`rewardsmith.sandbox.program.program_source`)."""
+    return program_source(_SANDBOXED, *modules)
 
 
 @functools.cache
