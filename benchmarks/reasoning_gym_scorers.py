@@ -119,15 +119,19 @@ def throughput(rows_per_set: int, backend: str, repeat: int = 3) -> list[str]:
     samples = [Sample(prompt=row["prompt"], completion=completion, fields=row) for _, row, completion in rows]
     out = [f"{len(rows)} rows ({rows_per_set} per dataset × 2 completions, {len(DATASETS) - len(SKIPPED)} datasets)"]
 
-    with WorkerPool(None, preload=HostScore.preload) as pool:
+    # By its module's name, not __main__'s: the pool's workers import the task they are sent.
+    from reasoning_gym_scorers import HostScore as host_score
+
+    with WorkerPool(None, preload=host_score.preload) as pool:
         t0 = time.perf_counter()
-        pool.map(HostScore(), items[: pool.size], 120.0)
+        pool.map(host_score(), items[: pool.size], 120.0)
         warm = time.perf_counter() - t0
 
         def run_host() -> list[float]:
             scores = []
             for k in range(0, len(items), 256):
-                scores += [o.value if o.kind == "ok" else 0.0 for o in pool.map(HostScore(), items[k : k + 256], 60.0)]
+                outcomes = pool.map(host_score(), items[k : k + 256], 60.0)
+                scores += [o.value if o.kind == "ok" else 0.0 for o in outcomes]
             return scores
 
         direct, host_s = _fastest(run_host, repeat)
