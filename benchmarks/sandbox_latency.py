@@ -81,8 +81,8 @@ print(json.dumps(sorted(times)))
 
 def warm_pool_in(env: dict[str, str], n: int, image: str) -> dict[str, float]:
     """The warm pool's p50/p99 (ms) for one job, measured by the rewardsmith that ``env`` imports."""
-    out = subprocess.run([sys.executable, "-c", WARM_POOL, str(n), image, PROGRAM, EXPECTED], env=env, capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run([sys.executable, "-c", WARM_POOL, str(n), image, PROGRAM, EXPECTED], env=env,
+                         capture_output=True, text=True, check=True).stdout
     times = json.loads(out.strip().splitlines()[-1])
     return {"p50_ms": 1000 * percentile(times, 0.5), "p99_ms": 1000 * percentile(times, 0.99)}
 
