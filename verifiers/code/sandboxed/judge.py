@@ -585,10 +585,12 @@ class Judge:
 
     def unit_close(self, k):
         """Unit ``k`` is over: if it did not fail, a passed test when it ran a check, else no test."""
-        top = self.units.pop() if self.units else True
-        if not top:
+        if self.units and not self.units[-1]:
+            self.units.pop()
             return
-        self.disarm()
+        self.disarm()  # first: the unit's time is up when its statement is
+        if self.units:
+            self.units.pop()
         if k not in self.ended:
             self.end(k, None, instead=None if self.checks else ("no_check", "ran no check"))
 
