@@ -357,10 +357,25 @@ class CodeVerifier(Verifier):
                 to_check.append(i)
             tests.append(stdio_result(i, case, status, reason, result))
         if to_check:
-            checked = yield [self._checker_job(checker, suite.cases[i], results[i].stdout) for i in to_check]
-            for i, result in zip(to_check, checked, strict=True):
+            # The checker also runs on the expected output of each case (the same round): a checker that
+            # does not accept it is the row's fault (invalid_input); any other failure is the output's.
+            jobs = [self._checker_job(checker, suite.cases[i], results[i].stdout) for i in to_check]
+            checked = yield jobs + [self._checker_job(checker, suite.cases[i], suite.cases[i]["output"])
+                                    for i in to_check]
+            for i, result in zip(to_check, checked[:len(jobs)], strict=True):
                 status, reason = checker_status(result)
                 tests[i]["status"], tests[i]["reason"] = status, reason
+            verdict = self._verdict(tests, suite, wall)
+            broken = next(((i, r) for i, r in zip(to_check, checked[len(jobs):], strict=True)
+                           if checker_status(r)[0] != "passed"), None)
+            if verdict.status == "error" or broken is None:
+                return verdict
+            i, result = broken
+            if checker_status(result)[0] == "sandbox_error":
+                return error(f"sandbox error while checking the checker: {result.error or result.status}",
+                             **verdict.details)
+            return invalid_input(f"the checker does not accept the expected output of case {i + 1}: "
+                                 f"{checker_status(result)[1]}", **verdict.details)
         return self._verdict(tests, suite, wall)
 
     def _checker_job(self, checker: str, case: dict[str, Any], actual: str) -> Job:
@@ -604,10 +619,16 @@ def is_compile_error(stderr: str) -> bool:
 
 
 def checker_status(result: ExecResult) -> tuple[str, str]:
-    """A custom checker's decision: exit 0 accepts, any other exit rejects (a checker that chokes
-    on garbage output is rejecting it); a checker that does not finish is a sandbox error."""
+    """A custom checker's decision: exit 0 accepts, any other exit rejects. A checker that chokes on
+    the output (a crash, running out of time, memory or output) rejects it too: the output caused it
+    (a checker that fails on the expected output is caught apart, as the row's fault). Only the sandbox
+    failing is a ``sandbox_error``."""
+    if result.status == "error":
+        return "sandbox_error", f"the checker could not run: {result.error}".strip()
     if result.status != "ok":
-        return "sandbox_error", f"the checker did not finish ({result.status}) {result.error}".strip()
+        what = {"timeout": "ran out of time", "memory": "ran out of memory",
+                "output_limit": "printed past its limit"}.get(result.status, result.status)
+        return "wrong_answer", f"the checker {what} on this output"
     if result.exit_code == 0:
         return "passed", ""
     said = _tail(result.stdout or result.stderr)

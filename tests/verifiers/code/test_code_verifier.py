@@ -278,10 +278,12 @@ def test_stdio_custom_checker_program(make):
     assert per_sample.correct
 
 
-def test_stdio_checker_that_hangs_is_a_sandbox_error(make):
+def test_stdio_checker_that_hangs_on_the_expected_output_is_invalid_input(make):
+    # It hangs on every output, the expected one too: the row's checker is broken, not the answer.
     verdict = make(checker="while True:\n    pass\n", timeout_s=1).verify(
         sample("print(1)", tests=[{"input": "", "output": "1"}]))
-    assert verdict.status == "error" and verdict.reward is None
+    assert verdict.status == "invalid_input" and verdict.score == 0.0, verdict.feedback
+    assert "expected output" in verdict.feedback
 
 
 PYTEST_FILE = """
