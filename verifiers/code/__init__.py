@@ -76,6 +76,8 @@ _EXCERPT = 400
 _EXEC_TO_TEST = {"timeout": "timeout", "memory": "memory_limit", "output_limit": "output_limit",
                  "error": "sandbox_error"}
 _MARK = "RESULT"
+NO_CHECK = ("no check ran: no assert, unittest assertion or TestCase test of the tests ran (a function the tests "
+            "define but never call is not run, pytest-style test_* functions included: give those as a pytest file)")
 # Python's report of a file that does not compile: a frame line for solution.py without
 # ", in <function>", then the error (a SyntaxError raised at run time by eval has both). Read
 # by linear searches: stderr is the candidate's, and a backtracking pattern over a megabyte of
@@ -388,8 +390,11 @@ class CodeVerifier(Verifier):
     # -- scoring ------------------------------------------------------------------------------
 
     def _verdict(self, tests: list[dict[str, Any]], suite: TestSuite, wall_s: float) -> Verdict:
-        return score_tests(tests, self.score, self.k, form=suite.form, language=self.language, elapsed_s=wall_s,
-                           backend=getattr(self._backend(), "name", self.backend))
+        verdict = score_tests(tests, self.score, self.k, form=suite.form, language=self.language, elapsed_s=wall_s,
+                              backend=getattr(self._backend(), "name", self.backend))
+        if suite.form == "script" and verdict.status == "ok" and not tests:
+            verdict.feedback = NO_CHECK
+        return verdict
 
 
 # -- pure helpers (host side) -------------------------------------------------------------

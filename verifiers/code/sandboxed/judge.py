@@ -411,6 +411,15 @@ def compare(ops, values):
     return True
 
 
+def safe_str(value):
+    """``str(value)`` for a failure's reason, never raising: an exception's message may hold a value of
+    the solution's, whose ``str`` is a request that can fail."""
+    try:
+        return str(value)
+    except Exception:
+        return f"<{type(value).__name__}>"
+
+
 def show(value):
     if type(value) is Remote:
         return f"<{value._type} from the solution>"
@@ -546,19 +555,19 @@ class Judge:
                 return "memory_limit", "MemoryError" + where
             if isinstance(exc, AssertionError):
                 return "wrong_answer", "the solution raised AssertionError" + where
-            return "runtime_error", str(exc)[:300] + where
+            return "runtime_error", safe_str(exc)[:300] + where
         if isinstance(exc, MemoryError):
             return "memory_limit", "MemoryError while checking a value from the solution"
         if isinstance(exc, AssertionError):
-            text = str(exc)
-            return "wrong_answer", text[:300] if text else "assertion failed"
+            said = safe_str(exc)
+            return "wrong_answer", said[:300] if said else "assertion failed"
         if isinstance(exc, SystemExit):
-            return "runtime_error", f"the tests exited with status {str(exc.code)[:100]}"
+            return "runtime_error", f"the tests exited with status {safe_str(exc.code)[:100]}"
         if type(exc) is NameError and getattr(exc, "name", None):
             return "runtime_error", (f"the tests use {exc.name}, which neither the row's set-up or prelude nor the "
                                      "solution's entry points (" + ", ".join(self.entry_points or ["none"]) + ") "
                                      "provide: carry it in the row's prelude, or list it in entry_point")
-        return "runtime_error", f"{type(exc).__name__}: {str(exc)[:300]}"
+        return "runtime_error", f"{type(exc).__name__}: {safe_str(exc)[:300]}"
 
     # -- units: what a test of an assert script is --------------------------------------------
 
@@ -579,7 +588,8 @@ class Judge:
         if self.units and not self.units[-1]:
             raise exc
         self.disarm()
-        if isinstance(exc, SystemExit) and exc.code in (None, 0):
+        if isinstance(exc, SystemExit) and (exc.code is None or exc.code is False or (type(exc.code) is int
+                                                                                     and exc.code == 0)):
             return
         self.end(k, exc)
 
@@ -1041,10 +1051,20 @@ def pytest_outcome(pytest, judge):
     except ImportError:
         xfailed_key = None
 
+    def unittest_mark(item, name):  # a TestCase's own decorators (unittest.skip, expectedFailure)
+        return any(getattr(holder, name, False) for holder in (getattr(item, "obj", None), getattr(item, "cls", None)))
+
     def declared_xfail(item):
+        if unittest_mark(item, "__unittest_expecting_failure__"):
+            return True
         if xfailed_key is not None:
             return bool(item.stash.get(xfailed_key, None))
         return item.get_closest_marker("xfail") is not None
+
+    def declared_skip(item, report, exc):
+        # A mark's skip (pytest raises it in setup, at the test's own location), or unittest's decorator.
+        return (report.when == "setup" and getattr(exc, "_use_item_location", False)) or unittest_mark(
+            item, "__unittest_skip__")
 
     def outcome(entry):
         item, reports, raised = entry["item"], entry["reports"], entry["exc"]
@@ -1066,7 +1086,7 @@ def pytest_outcome(pytest, judge):
                 if declared_xfail(item):
                     return None, ("skipped", "an expected failure (xfail) " + str(skipped.wasxfail)[:200])
                 return exc, ("wrong_answer", "xfail at run time, which the test file does not declare")
-            if skipped.when == "setup" and getattr(exc, "_use_item_location", False):
+            if declared_skip(item, skipped, exc):
                 return None, ("skipped", "skipped by the test file")
             return exc, ("wrong_answer", "the test was skipped at run time")
         call = next((r for r in reports if r.when == "call"), None)
