@@ -9,8 +9,10 @@ as source (standard library only, the package ``sandboxed/``), so no harness fil
 anyone to rewrite.
 
 Here, on the host, the tests are prepared once per distinct test code (GRPO repeats it):
-each top-level statement that asserts something becomes one test with its own time limit
-and record. Which of the solution's names the tests see is decided in :mod:`~rewardsmith.verifiers.code.names`.
+each top-level statement becomes a unit with its own time limit and record, and every assert
+counts when it runs; which units are tests is decided in the judge, by what they do when they
+run (see :func:`prepare_script`). Which of the solution's names the tests see is decided in
+:mod:`~rewardsmith.verifiers.code.names`.
 """
 
 import functools
@@ -220,14 +222,19 @@ def _segment(lines, node):
 
 
 def _static_pytest_tests(tree):
-    """Test functions a pytest file declares (``test_*`` at top level and in ``Test*`` classes)."""
+    """Test functions a pytest file declares (``test_*`` at top level and in ``Test*`` classes that do
+    not say ``__test__ = False``, which pytest never collects)."""
     import ast
+
+    def opted_out(klass):
+        return any(isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "__test__" for t in n.targets)
+                   and isinstance(n.value, ast.Constant) and n.value.value is False for n in klass.body)
 
     found = []
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
             found.append(node.name)
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not opted_out(node):
             found.extend(n.name for n in node.body
                          if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name.startswith("test"))
     return found

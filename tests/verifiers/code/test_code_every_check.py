@@ -398,6 +398,25 @@ class TestF:
     def test_two(self):
         assert f(2) == 4
 """))
+both("base-class-not-collected", "pytest", pytest_file(HEAD + """
+class TestBase:
+    __test__ = False
+    inputs = ()
+
+    def test_each(self):
+        for x in self.inputs:
+            assert f(x) == 2 * x
+
+
+class TestSmall(TestBase):
+    __test__ = True
+    inputs = (1, 2)
+
+
+class TestLarge(TestBase):
+    __test__ = True
+    inputs = (10, 20)
+"""))
 case("non-strict-xpass-passes", "pytest", RIGHT, pytest_file(HEAD + """
 def test_one():
     assert f(1) == 2
