@@ -296,9 +296,10 @@ class CodeVerifier(Verifier):
         if suite.form == "script":
             payload.update(_prepared_script(suite.code, suite.entry_point))
             count = payload.pop("budget")
-            # Only a speed-up (importing unittest costs the judge ~35 ms): the judge also finds a
-            # unittest the tests import some other way, and runs their TestCases all the same.
-            payload["unittest"] = any("unittest" in text for text in (suite.code, suite.setup, prelude))
+            # Only a speed-up (importing unittest costs the judge ~35 ms, pytest more): the judge also
+            # finds a framework the tests import some other way, and counts its checks all the same.
+            payload["frameworks"] = [name for name in ("unittest", "pytest")
+                                     if any(name in text for text in (suite.code, suite.setup, prelude))]
         elif suite.form == "call":
             payload["cases"] = [[encode(from_dataset(case["args"])), encode(from_dataset(case["kwargs"]))]
                                 for case in suite.cases]

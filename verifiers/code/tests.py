@@ -193,19 +193,20 @@ def _script(code: str, entry_point: str | None, setup: str) -> TestSuite:
     if defines_check and not entry_point:
         raise TestsError("test code defines check(candidate) but the sample has no entry_point")
     if not (defines_check or any(_may_check(n) for n in ast.walk(tree))):
-        raise TestsError("test code has no assert, no unittest assertion or TestCase, and no check(candidate) "
-                         "function")
+        raise TestsError("test code has no assert, no unittest assertion or TestCase, no pytest.raises and no "
+                         "check(candidate) function")
     return TestSuite("script", code=code, entry_point=entry_point, setup=setup)
 
 
 def _may_check(node: ast.AST) -> bool:
-    """Whether a node could be a check (an ``assert``, a call of an ``assert*`` method, a ``TestCase``
-    class). Only tells tests from text that holds none (an ``invalid_input`` row): what counts as a test
-    is decided by what runs, in the judge."""
+    """Whether a node could be a check (an ``assert``, a call of an ``assert*`` method or of
+    ``pytest.raises``/``warns``, a ``TestCase`` class). Only tells tests from text that holds none
+    (an ``invalid_input`` row): what counts as a test is decided by what runs, in the judge."""
     if isinstance(node, ast.Assert):
         return True
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return node.func.attr.startswith("assert")
+    if isinstance(node, ast.Call):
+        callee = getattr(node.func, "attr", None) or getattr(node.func, "id", "")
+        return callee.startswith("assert") or callee in ("raises", "warns")
     if isinstance(node, ast.ClassDef):
         return any((b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "")).endswith("TestCase")
                    for b in node.bases)

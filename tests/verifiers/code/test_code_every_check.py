@@ -291,6 +291,14 @@ case("declared-skip-and-expected-failure-do-not-count", "unittest", RIGHT, scrip
             self.assertEqual(f(2), 5)
     """), PASS)
 
+# pytest's checks in a script count too (``raises``, however it is imported).
+RAISES = "def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return 2 * x\n"
+for name, text in {"raises-only": "import pytest\n\nwith pytest.raises(ValueError):\n    f(-1)\n",
+                   "raises-imported-by-name": "from pytest import raises\n\nwith raises(ValueError):\n    f(-3)\n"
+                                              "raises(ValueError, f, -2)\n"}.items():
+    case(f"{name}-wrong", "unittest", RIGHT, {"tests": text}, FAIL)
+    case(f"{name}-honest", "unittest", RAISES, {"tests": text}, PASS)
+
 # ============================================================================================
 # Class "pytest": pytest's own outcome, from its reports, for every outcome it knows.
 # ============================================================================================

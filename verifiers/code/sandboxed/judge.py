@@ -468,6 +468,7 @@ class Judge:
         self.plan = []  # the tests' names, by number: the plan, then tests found while running
         self.units = []  # the units open now: True for a top-level one, False for one running inside it
         self.checks = 0  # checks run in the current unit
+        self.instrumented = set()  # the test frameworks whose checks are counted (instrument_checks)
         self.started = 0.0
         self.begun = None
         signal.signal(signal.SIGALRM, self._alarm)
@@ -579,7 +580,7 @@ class Judge:
             return
         self.units.append(True)
         self.checks = 0
-        instrument_unittest(self)
+        instrument_checks(self)
         self.begin(k)
 
     def unit_fail(self, k, exc):
@@ -691,8 +692,8 @@ class Judge:
         self.record({"plan": self.plan})
         statements = [compile(source, "<tests>", "exec", dont_inherit=True) for source in p["statements"]]
         ns = {"__name__": TESTS_MODULE, "__builtins__": builtins}
-        if p.get("unittest"):  # before the tests run: their ``unittest.main`` is ours
-            instrument_unittest(self, load=True)
+        # Before the tests run (``from unittest import main`` binds ours); any other use is found per unit.
+        instrument_checks(self, load=p.get("frameworks") or ())
         exec(compile(p.get("setup") or "", "<setup>", "exec", dont_inherit=True), ns)
         if p.get("prelude"):
             exec(compile(p["prelude"], "<prompt>", "exec", dont_inherit=True), ns)
@@ -762,30 +763,40 @@ class Judge:
                 os._exit(3)
 
 
-def instrument_unittest(judge, load=False):
-    """Once the tests use ``unittest`` (or, with ``load``, before they run): every assertion method of
-    ``TestCase`` counts as a check when called (``self.assertEqual`` in a test, or a ``TestCase()``'s
-    at top level), and ``unittest.main()`` runs nothing: the harness runs the tests' TestCases itself,
-    each test method a test of its own (:func:`run_test_cases`)."""
-    module = sys.modules.get("unittest")
-    if module is None and load:
-        import unittest as module
-    case = getattr(module, "TestCase", None)
-    if case is None or "_h_counted" in vars(case):
-        return
-    for name, value in list(vars(case).items()):
-        if name.startswith(("assert", "fail")) and type(value) is type(instrument_unittest):
-            setattr(case, name, counted_check(judge, value))
-    case._h_counted = True
-    module.main = lambda *args, **kwargs: None
+def instrument_checks(judge, load=()):
+    """Once the tests use ``unittest`` or ``pytest`` (or, for those in ``load``, before they run): their
+    checks count as checks when called — every assertion method of ``unittest.TestCase`` (in a test, or
+    a ``TestCase()``'s at top level), ``pytest.raises`` and ``pytest.warns`` — and ``unittest.main()``
+    runs nothing: the harness runs the tests' TestCases itself, each test method a test of its own
+    (:func:`run_test_cases`)."""
+    import importlib
+
+    for name in ("unittest", "pytest"):
+        module = sys.modules.get(name)
+        if name in judge.instrumented or (module is None and name not in load):
+            continue
+        judge.instrumented.add(name)
+        if module is None:
+            try:
+                module = importlib.import_module(name)
+            except ImportError:
+                continue
+        if name == "unittest":
+            for attr, value in list(vars(module.TestCase).items()):
+                if attr.startswith(("assert", "fail")) and type(value) is type(instrument_checks):
+                    setattr(module.TestCase, attr, counted_check(judge, value))
+            module.main = lambda *args, **kwargs: None
+        else:
+            for attr in ("raises", "warns"):
+                setattr(module, attr, counted_check(judge, getattr(module, attr)))
 
 
-def counted_check(judge, method):
-    def check(self, *args, **kwargs):
+def counted_check(judge, function):
+    def check(*args, **kwargs):
         judge.checks += 1
-        return method(self, *args, **kwargs)
+        return function(*args, **kwargs)
 
-    check.__name__ = method.__name__
+    check.__name__ = function.__name__
     return check
 
 
@@ -805,7 +816,7 @@ def run_test_cases(judge, ns):
             classes.append(value)
     if not classes:
         return
-    instrument_unittest(judge)
+    instrument_checks(judge)
     loader = module.TestLoader()
     suite = module.TestSuite([loader.loadTestsFromTestCase(klass) for klass in classes])
 
@@ -1088,7 +1099,8 @@ def pytest_outcome(pytest, judge):
                 return exc, ("wrong_answer", "xfail at run time, which the test file does not declare")
             if declared_skip(item, skipped, exc):
                 return None, ("skipped", "skipped by the test file")
-            return exc, ("wrong_answer", "the test was skipped at run time")
+            said = safe_str(getattr(exc, "msg", "") or "")[:200]
+            return exc, ("wrong_answer", "the test was skipped at run time" + (f": {said}" if said else ""))
         call = next((r for r in reports if r.when == "call"), None)
         if call is not None and call.passed:
             return None, judge.classify(None)
