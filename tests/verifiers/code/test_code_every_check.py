@@ -352,6 +352,17 @@ def test_two():
     if f(2) != 4:
         pytest.xfail("odd value")
 """))
+# An xfail mark whose condition is false declares nothing: an xfail at run time still fails.
+both("false-xfail-mark-then-runtime-xfail", "pytest", pytest_file(HEAD + """
+def test_one():
+    assert f(1) == 2
+
+
+@pytest.mark.xfail(False, reason="never")
+def test_two():
+    if f(2) != 4:
+        pytest.xfail("odd value")
+"""))
 both("testcase-of-any-name", "pytest", pytest_file("""
 import unittest
 

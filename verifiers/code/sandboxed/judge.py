@@ -1057,17 +1057,14 @@ def pytest_outcome(pytest, judge):
     ``skip``/``skipif`` mark, the marks pytest adds itself, an ``xfail`` mark whose condition
     held), else it fails: a skip decided at run time (``pytest.skip()`` in a test or fixture) may
     depend on the solution. Returns the failure's exception (or None) and (status, reason)."""
-    try:
-        from _pytest.skipping import xfailed_key
-    except ImportError:
-        xfailed_key = None
-
     def unittest_mark(item, name):  # a TestCase's own decorators (unittest.skip, expectedFailure)
         return any(getattr(holder, name, False) for holder in (getattr(item, "obj", None), getattr(item, "cls", None)))
 
     def declared_xfail(item):
         if unittest_mark(item, "__unittest_expecting_failure__"):
             return True
+        # Whether an xfail mark's condition held: pytest's skipping plugin keeps its evaluation.
+        xfailed_key = getattr(sys.modules.get("_pytest.skipping"), "xfailed_key", None)
         if xfailed_key is not None:
             return bool(item.stash.get(xfailed_key, None))
         return item.get_closest_marker("xfail") is not None
