@@ -198,6 +198,9 @@ def _mark_units(target, lines):
 
     names, body = [], []
     for stmt in target.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            body.append(stmt)  # a compiler directive, legal only as the first statement of its code
+            continue
         k = len(names)
         segment = _segment(lines, stmt) or ast.unparse(stmt)
         names.append(" ".join(segment.split())[:160])

@@ -123,6 +123,15 @@ both("raised-error-not-assertion", "uncounted", script("""
     assert f(1) == 2
     {2: "ok", 4: "ok"}[f(2)] if f(2) == 4 else int("not a number")
     """))
+both("future-import-and-annotations", "uncounted", script("""
+    from __future__ import annotations
+
+    def same(a: int, b: int) -> None:
+        assert a == b
+
+    same(f(1), 2)
+    same(f(6), 12)
+    """))
 both("check-raises-from-helper-in-humaneval", "uncounted", {"tests": code("""
     def check(candidate):
         def inner():
