@@ -9,8 +9,8 @@ fails on the expected output is ``invalid_input``).
 
 The cases are data (:class:`Case`): a test program, a wrong solution that must score 0 with
 ``status=ok`` (``FAIL``) or an honest one that must score 1 (``PASS``), or a row whose checker is
-broken (``INVALID``). Every case of a backend runs in ONE ``verify_batch`` on Docker and on the
-local backend with bubblewrap; each case is its own test item.
+broken (``INVALID``). Every case of a backend runs in ONE ``verify_batch`` on Docker, on the local
+backend with bubblewrap and on its opted-in fallback without; each case is its own test item.
 """
 
 from __future__ import annotations
@@ -560,15 +560,25 @@ CASE_BY_ID = {c.id: c for c in CASES}
 # Running them: one batch per backend.
 # ============================================================================================
 
-BACKENDS = [pytest.param("local", id="local"), pytest.param("docker", id="docker", marks=pytest.mark.docker)]
+# Docker, the local backend with bubblewrap, and its opted-in fallback without bubblewrap.
+BACKENDS = [pytest.param("local", id="local"), pytest.param("local-plain", id="local-plain"),
+            pytest.param("docker", id="docker", marks=pytest.mark.docker)]
 
 
 @pytest.fixture(scope="module")
 def verdicts(request) -> dict[str, Any]:
-    if request.param == "docker":
-        require_docker()
-    verifier = build({**SPEC, "backend": request.param})
-    out = verifier.verify_batch([Sample(prompt="", completion=c.completion, fields=c.fields) for c in CASES])
+    from rewardsmith.sandbox.local import LocalBackend
+
+    samples = [Sample(prompt="", completion=c.completion, fields=c.fields) for c in CASES]
+    if request.param == "local-plain":
+        verifier = build({**SPEC, "backend": "local"})
+        with LocalBackend(use_bwrap=False, allow_unsafe=True) as backend:
+            verifier._backend_override = backend
+            out = verifier.verify_batch(samples)
+    else:
+        if request.param == "docker":
+            require_docker()
+        out = build({**SPEC, "backend": request.param}).verify_batch(samples)
     return dict(zip((c.id for c in CASES), out, strict=True))
 
 
