@@ -219,7 +219,7 @@ class DockerBackend(ConcurrentBatches):
         self.concurrency = max(1, concurrency or max(2, os.cpu_count() or 1))
         self.strict = strict
         self.memory_mb, self.pids, self.cpus = memory_mb, pids, cpus
-        # Idle containers by what their template imported (a job's ``preload``; most jobs: nothing).
+        # Idle containers by what their template imported (a job's ``packages``; most jobs: nothing).
         self._idle: dict[tuple[str, ...], queue.LifoQueue[_Container]] = {}
         self._slots = threading.BoundedSemaphore(self.concurrency)
         self._live: set[_Container] = set()
@@ -247,7 +247,7 @@ class DockerBackend(ConcurrentBatches):
         with self._slots:
             start = time.monotonic()
             try:
-                container = self._checkout(tuple(job.preload))
+                container = self._checkout(tuple(job.packages))
             except Exception as exc:
                 return ExecResult("error", error=f"cannot start a sandbox container: {exc}")
             try:

@@ -126,7 +126,7 @@ def _job(items: Sequence[ScoreItem], part: list[int], factory: str, backend: Any
     python = backend.python() if hasattr(backend, "python") else "python3"
     package = factory.partition(":")[0].split(".")[0]  # what the job imports first
     return Job(command=[python, "-I", "-c", scorer_program()], stdin=json.dumps(request),
-               limits=limits, env=dict(_THREADS), preload=(package,))
+               limits=limits, env=dict(_THREADS), packages=(package,))
 
 
 def _read(part: list[int], outcome: Any, results: list[Scored | None]) -> tuple[list[int], bool]:
