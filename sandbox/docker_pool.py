@@ -43,10 +43,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.sandbox.backend import ConcurrentBatches, image_name
+from rewardsmith.sandbox.backend import SCORER_SITE, ConcurrentBatches, image_name
 from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.sandbox.job import ExecResult, Job
-from rewardsmith.sandbox.runner import HEADER, POST_JOB_S
+from rewardsmith.sandbox.runner import HEADER, POST_JOB_S, PRELOAD_HOME
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text()
 # Each container runs as its own unprivileged uid: RLIMIT_NPROC counts processes per uid
@@ -70,8 +70,10 @@ class SandboxUnavailable(RewardsmithError, RuntimeError):
 class _Container:
     """One running container and the attached socket to its runner."""
 
-    def __init__(self, client: Any, image: str, memory_mb: int, pids: int, cpus: float) -> None:
+    def __init__(self, client: Any, image: str, memory_mb: int, pids: int, cpus: float,
+                 preload: tuple[str, ...] = ()) -> None:
         api = client.api
+        self.preload = preload
         self.uid = uid = secrets.choice(UID_RANGE)
         judge = uid
         while judge == uid:  # the judge's own uid: the candidate cannot signal, trace or read it
@@ -87,6 +89,9 @@ class _Container:
                 "/judge": f"rw,exec,nosuid,nodev,size=64m,nr_inodes=16384,uid={judge},gid={judge},mode=0700",
                 # A paired job's shared directory: the judge's; the candidate may traverse it only.
                 "/shared": f"rw,exec,nosuid,nodev,size=64m,nr_inodes=16384,uid={judge},gid={judge},mode=0711",
+                # The template's own (root's, 0700): what preloaded libraries write at import. No job reads it.
+                **({PRELOAD_HOME: "rw,noexec,nosuid,nodev,size=32m,nr_inodes=4096,uid=0,gid=0,mode=0700"}
+                   if preload else {}),
             },
             # The runner is root with only what dropping to a job's uid takes: SETUID and SETGID
             # (setuid/setgid/setgroups([]) in each job process; seteuid/setresuid in the runner,
@@ -114,7 +119,9 @@ class _Container:
             command=["python3", "-I", "-c", RUNNER_SOURCE, "/work", "--kill-all", "--fork-python", "--scratch", "/tmp",
                      "--run-as", str(uid), "--judge-as", str(judge), "--judge-dir", "/judge",
                      "--shared-dir", "/shared",
-                     "--max-procs", str(pids)],
+                     "--max-procs", str(pids),
+                     *[arg for module in preload for arg in ("--preload", module)],
+                     *(["--preload-path", SCORER_SITE] if preload else [])],
             user="0:0",
             working_dir="/work",
             stdin_open=True,
@@ -225,26 +232,35 @@ class DockerBackend(ConcurrentBatches):
         self.concurrency = max(1, concurrency or max(2, os.cpu_count() or 1))
         self.strict = strict
         self.memory_mb, self.pids, self.cpus = memory_mb, pids, cpus
-        self._idle: queue.LifoQueue[_Container] = queue.LifoQueue()
+        # Idle containers by what their template imported (a job's ``packages``; most jobs: nothing).
+        self._idle: dict[tuple[str, ...], queue.LifoQueue[_Container]] = {}
         self._slots = threading.BoundedSemaphore(self.concurrency)
         self._live: set[_Container] = set()
         self._lock = threading.Lock()
         self._closed = False
         self.replaced = 0
 
+    def python(self) -> str:
+        """The image's python3 (the scorers of sandbox/image/scorers.txt are in its SCORER_SITE)."""
+        return "python3"
+
     def warm(self, n: int | None = None) -> DockerBackend:
         """Start ``n`` containers now (default: the concurrency), in parallel."""
         n = self.concurrency if n is None else n
         with ThreadPoolExecutor(max_workers=max(1, n)) as executor:
-            for container in executor.map(lambda _: self._start(), range(n)):
-                self._idle.put(container)
+            for container in executor.map(lambda _: self._start(()), range(n)):
+                self._pool(()).put(container)
         return self
+
+    def _pool(self, preload: tuple[str, ...]) -> queue.LifoQueue[_Container]:
+        with self._lock:
+            return self._idle.setdefault(preload, queue.LifoQueue())
 
     def run(self, job: Job) -> ExecResult:
         with self._slots:
             start = time.monotonic()
             try:
-                container = self._checkout()
+                container = self._checkout(tuple(job.packages))
             except Exception as exc:
                 return ExecResult("error", error=f"cannot start a sandbox container: {exc}")
             try:
@@ -256,21 +272,21 @@ class DockerBackend(ConcurrentBatches):
                 if self.strict or not result.details.get("clean", False) or result.status == "error":
                     self._retire(container)
                 else:
-                    self._idle.put(container)
+                    self._pool(container.preload).put(container)
             result.details["backend"] = "docker"
             result.details["roundtrip_s"] = time.monotonic() - start
             return result
 
-    def _checkout(self) -> _Container:
+    def _checkout(self, preload: tuple[str, ...]) -> _Container:
         if self._closed:
             raise RuntimeError("docker sandbox backend is closed")
         if not self.strict:
             with contextlib.suppress(queue.Empty):
-                return self._idle.get_nowait()
-        return self._start()
+                return self._pool(preload).get_nowait()
+        return self._start(preload)
 
-    def _start(self) -> _Container:
-        container = _Container(self.client, self.image, self.memory_mb, self.pids, self.cpus)
+    def _start(self, preload: tuple[str, ...]) -> _Container:
+        container = _Container(self.client, self.image, self.memory_mb, self.pids, self.cpus, preload)
         with self._lock:
             self._live.add(container)
         return container

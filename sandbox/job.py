@@ -77,6 +77,11 @@ class Job:
     limits: Limits = field(default_factory=Limits)
     env: dict[str, str] = field(default_factory=dict)
     judge: Peer | None = None
+    # Third-party packages the job's Python imports (a sandboxed scorer's, see SCORER_SITE): Docker runs
+    # the job in a container whose template imported them already (only the start-up time changes);
+    # the local backend shows the job the Python installations that hold them, read-only. Other jobs
+    # see neither.
+    packages: tuple[str, ...] = ()
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-able form the runner reads (bytes travel base64-encoded)."""

@@ -69,7 +69,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from rewardsmith.sandbox.backend import ConcurrentBatches
+from rewardsmith.sandbox.backend import SCORER_SITE, ConcurrentBatches
 from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.sandbox.job import ExecResult, Job
 from rewardsmith.sandbox.limits import Limits
@@ -108,9 +108,10 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_ENTRIES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime")
 
 
-def system_binds() -> list[str]:
+def system_binds(packages: bool = False) -> list[str]:
     """bwrap arguments that show a job the host's system directories, read-only, and nothing
-    else of the host."""
+    else of the host; with ``packages`` (a job of third-party packages, a sandboxed scorer's), also
+    the Python installations that hold them (:func:`interpreter_prefixes`, :data:`SCORER_SITE`)."""
     args: list[str] = []
     for path in SYSTEM_DIRS:
         if os.path.islink(path):  # merged /usr: /bin -> usr/bin
@@ -120,12 +121,43 @@ def system_binds() -> list[str]:
     for path in [*ETC_ENTRIES, *sorted(glob.glob("/etc/python3*"))]:
         if os.path.lexists(path):
             args += ["--ro-bind", path, path]
-    python = shutil.which("python3", path=SAFE_PATH)
-    if python is not None:  # an interpreter outside /usr (e.g. /opt/python): its prefix too
-        prefix = os.path.dirname(os.path.dirname(os.path.realpath(python)))
-        if not any(prefix == d or prefix.startswith(d + os.sep) for d in SYSTEM_DIRS):
+    for prefix in interpreter_prefixes(packages):
+        outside = not any(prefix == d or prefix.startswith(d + os.sep) for d in SYSTEM_DIRS)
+        if outside and os.path.isdir(prefix) and reachable_by_jobs(prefix):
             args += ["--ro-bind", prefix, prefix]
     return args
+
+
+def reachable_by_jobs(path: str) -> bool:
+    """Whether a job can reach the file or folder at ``path``: as root, jobs run as other users, who
+    need it and every folder above it to let anyone through (a Python under /root does not)."""
+    if os.getuid() != 0:
+        return True
+    real = os.path.realpath(path)
+    folders = [os.path.dirname(real)]
+    while folders[-1] != os.path.dirname(folders[-1]):
+        folders.append(os.path.dirname(folders[-1]))
+    try:
+        return all(os.stat(folder).st_mode & 0o001 for folder in folders) and bool(os.stat(real).st_mode & 0o001)
+    except OSError:
+        return False
+
+
+def interpreter_prefixes(packages: bool = False) -> list[str]:
+    """The installation folder of the sandbox's ``python3`` (an interpreter outside /usr, e.g.
+    /opt/python); with ``packages``, also those of the Python running rewardsmith and the scorer folder,
+    whose packages a sandboxed third-party scorer imports (:mod:`rewardsmith.verifiers.isolated`)."""
+    found: list[str] = []
+    python = shutil.which("python3", path=SAFE_PATH)
+    candidates = [os.path.dirname(os.path.dirname(os.path.realpath(python)))] if python else []
+    if packages:
+        candidates += [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+                       os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))), SCORER_SITE]
+    for path in candidates:
+        real = os.path.realpath(path)
+        if os.path.isdir(real) and real not in found and real != "/":
+            found.append(real)
+    return found
 
 
 class LocalSandboxRefused(RewardsmithError, RuntimeError):
@@ -180,10 +212,12 @@ def shared_tmp_dirs() -> list[str]:
     return found
 
 
-def bwrap_prefix(workdir: str, scratch: str | None = None, shared: str | None = None) -> list[str] | None:
+def bwrap_prefix(workdir: str, scratch: str | None = None, shared: str | None = None,
+                 packages: bool = False) -> list[str] | None:
     """The bubblewrap command line that isolates a job working in ``workdir`` (and ``scratch``,
-    its TMPDIR; and ``shared``, a paired job's shared directory), or None when bwrap is not
-    installed. (Whether it can create namespaces here is probed by each runner, as the job's user.)"""
+    its TMPDIR; and ``shared``, a paired job's shared directory; ``packages``: see :func:`system_binds`),
+    or None when bwrap is not installed. (Whether it can create namespaces here is probed by each
+    runner, as the job's user.)"""
     bwrap = find_bwrap()
     if bwrap is None:
         return None
@@ -192,7 +226,7 @@ def bwrap_prefix(workdir: str, scratch: str | None = None, shared: str | None = 
     for path in (scratch, shared):
         if path:
             own += ["--bind", path, path]
-    return [bwrap, *system_binds(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *own,
+    return [bwrap, *system_binds(packages), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *own,
             "--remount-ro", "/", "--unshare-all", "--die-with-parent", "--new-session", "--chdir", workdir, "--"]
 
 
@@ -221,6 +255,7 @@ class _LocalRunner:
         self.prefix: list[str] | None = None
         self.pair_prefix: list[str] | None = None  # a paired job's candidate: the shared directory too
         self.judge_prefix: list[str] | None = None
+        self.package_prefix: list[str] | None = None  # a job of third-party packages (Job.packages)
         args = [sys.executable, "-I", str(RUNNER_SOURCE), self.workdir, "--scratch", self.scratch,
                 "--judge-dir", self.judge_dir, "--shared-dir", self.shared_dir]
         if root:
@@ -247,6 +282,7 @@ class _LocalRunner:
                 self.prefix = prefix
                 self.pair_prefix = bwrap_prefix(self.workdir, self.scratch, self.shared_dir)
                 self.judge_prefix = bwrap_prefix(self.judge_dir, None, self.shared_dir)
+                self.package_prefix = bwrap_prefix(self.workdir, self.scratch, packages=True)
             else:
                 said = (probe.stderr or probe.error).strip().splitlines()
                 self.bwrap_problem = (f"bwrap cannot create its namespaces here (exit code {probe.exit_code}"
@@ -260,7 +296,8 @@ class _LocalRunner:
         wire = job.to_wire()
         if self.prefix is not None and job.command[:1] != self.prefix[:1]:
             paired = "judge" in wire and self.judge_prefix is not None and self.pair_prefix is not None
-            wire["command"] = [*(self.pair_prefix if paired else self.prefix), *wire["command"]]
+            own = self.package_prefix if job.packages and self.package_prefix is not None else self.prefix
+            wire["command"] = [*(self.pair_prefix if paired else own), *wire["command"]]
             if paired:  # its own namespaces: apart from the candidate but for the shared directory
                 wire["judge"]["command"] = [*self.judge_prefix, *wire["judge"]["command"]]
         answer: queue.Queue[dict | None] = queue.Queue()
@@ -320,6 +357,11 @@ class LocalBackend(ConcurrentBatches):
         self._lock = threading.Lock()
         self._closed = False
         self._isolation: str | None = None
+
+    def python(self) -> str:
+        """The Python running rewardsmith (where the user installed a scorer's package) when jobs can run
+        it, else the sandbox's python3 (with what sandbox/image/install_scorers.sh put in SCORER_SITE)."""
+        return sys.executable if reachable_by_jobs(sys.executable) else "python3"
 
     @property
     def isolation(self) -> str:

@@ -245,14 +245,19 @@ class Template:
     job) over a SOCK_SEQPACKET socketpair, forks, answers the child's pid, reaps the child
     and reports its exit code and CPU time. The child reads its own spec from the spec
     socket (the runner sends it there), then sets itself up and runs the job.
+
+    ``preload``: modules the template imports first (from ``preload_path``, a read-only folder of the
+    image), so that the jobs forked from it find them imported: a sandboxed scorer's package costs
+    seconds to import, once per container instead of once per job. Only the image's own code runs
+    in the template; a module that fails to import is left for the job to import (and fail on).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, preload: tuple[str, ...] = (), preload_path: str | None = None) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.pid = os.fork()
         if self.pid == 0:
             ours.close()
-            _template_main(theirs)  # never returns
+            _template_main(theirs, preload, preload_path)  # never returns
         theirs.close()
         self.sock = ours
         self.alive = True
@@ -313,7 +318,7 @@ class Template:
             message = self._receive(0)
 
 
-def _template_main(sock: socket.socket) -> None:
+def _template_main(sock: socket.socket, preload: tuple[str, ...] = (), preload_path: str | None = None) -> None:
     code = 0
     try:
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -321,6 +326,7 @@ def _template_main(sock: socket.socket) -> None:
         os.dup2(null, 0)  # hold none of the runner's protocol pipes
         os.dup2(null, 1)
         os.close(null)
+        _preload(preload, preload_path)
         selector = selectors.DefaultSelector()
         selector.register(sock, selectors.EVENT_READ, None)
         waiting: dict[int, int] = {}  # pid -> pidfd (or -1 where pidfd_open is missing)
@@ -343,6 +349,36 @@ def _template_main(sock: socket.socket) -> None:
         code = 1
     finally:
         os._exit(code)
+
+
+PRELOAD_HOME = "/var/cache/rewardsmith"  # the template's own writable folder (a root-only tmpfs in Docker)
+
+
+def _preload(modules: tuple[str, ...], path: str | None) -> None:
+    """Import ``modules`` (from ``path``) in the template, single-threaded: numerical libraries start
+    thread pools on import, and a process with threads forks badly. Libraries that want a writable
+    config or cache folder at import (matplotlib) get the template's own, which no job can read."""
+    if not modules:
+        return
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"
+    if os.path.isdir(PRELOAD_HOME):
+        for name in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "TMPDIR"):
+            os.environ[name] = PRELOAD_HOME
+    if path and os.path.isdir(path) and path not in sys.path:
+        sys.path.append(path)
+    for module in modules:
+        before = set(sys.modules)
+        try:
+            __import__(module)
+        except Exception:  # the job imports it again, and fails there with the reason
+            traceback.print_exc()  # the container's stderr: the backend keeps its tail
+            for name in set(sys.modules) - before:  # no half-imported module for the jobs to find
+                del sys.modules[name]
+    import gc
+
+    gc.collect()
+    gc.freeze()  # every job shares these pages: a collection there would copy them
 
 
 def _template_fork(sock: socket.socket, selector, waiting: dict[int, int], fds: list[int]) -> int:
@@ -1289,8 +1325,8 @@ def _option(argv: list[str], name: str) -> int | None:
 
 def serve(argv: list[str]) -> None:
     """``serve WORKDIR [--kill-all] [--fork-python] [--run-as UID] [--judge-as UID]
-    [--judge-dir DIR] [--shared-dir DIR] [--max-procs N] [--scratch DIR] [--shared-tmp DIR]``: answer
-    jobs until EOF."""
+    [--judge-dir DIR] [--shared-dir DIR] [--max-procs N] [--scratch DIR] [--shared-tmp DIR]
+    [--preload MODULE]... [--preload-path DIR]``: answer jobs until EOF."""
     workdir = argv[0]
     kill_all = "--kill-all" in argv
     fork_python = "--fork-python" in argv
@@ -1308,7 +1344,10 @@ def serve(argv: list[str]) -> None:
     if not kill_all:
         _prctl(PR_SET_CHILD_SUBREAPER, 1)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    template = Template() if fork_python else None  # before any job: it must never hold one
+    preload = tuple(argv[i + 1] for i, arg in enumerate(argv) if arg == "--preload")
+    preload_path = argv[argv.index("--preload-path") + 1] if "--preload-path" in argv else None
+    # Before any job: it must never hold one.
+    template = Template(preload, preload_path) if fork_python else None
     runner = Runner(workdir, kill_all=kill_all, run_as=_option(argv, "--run-as"), scratch=scratch,
                     fork_python=fork_python, judge_as=_option(argv, "--judge-as"), judge_dir=judge_dir,
                     max_procs=_option(argv, "--max-procs"), template=template, shared_tmp=shared_tmp,

@@ -69,6 +69,13 @@ if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ]; then
         || echo "[tests/run.sh] could not install ${missing[*]}; the local sandbox tests that need them skip"
 fi
 
+# The sandboxed third-party scorers (reasoning-gym) for the local backend: as root, jobs run as other users,
+# who cannot reach a Python under /root, so they use the system python3 with these (the Docker image has its own).
+if [ "$(id -u)" = 0 ] && [ -x /usr/bin/python3 ]; then
+    bash sandbox/image/install_scorers.sh /opt/rewardsmith/scorers /usr/bin/python3 \
+        || echo "[tests/run.sh] could not install the sandbox's scorers; the local reasoning_gym tests fail"
+fi
+
 # The Docker sandbox tests run against a real engine: start one and build the image if needed,
 # and make those tests fail (not skip) if Docker is still missing.
 bash sandbox/image/ensure_docker.sh

@@ -5,7 +5,8 @@ sandbox <- verifiers <- reward_models <- adapters, never backwards, and rewardsm
 fastapi and numpy, at module level or inside functions. Inside rewardsmith.verifiers (issue 25)
 the families math, code, judge and calibration do not import each other, and the programs
 shipped into the sandbox as source (verifiers/code/sandboxed/) import the standard library and
-each other only: the contract says so for rewardsmith and known packages, a test here for all.
+each other only: the contract says so for rewardsmith and known packages, a test here for all;
+the sandboxed scorer (verifiers/isolated/sandboxed/) too, but for the scorer packages it runs.
 Within adapters, the CLI is the top (nothing else imports rewardsmith.adapters.cli) and its
 modules import each other downwards only.
 """
@@ -27,7 +28,7 @@ def test_import_linter_contracts_are_kept():
         pytest.fail("import-linter is not installed: pip install -e '.[dev]'")
     result = subprocess.run([exe, "--no-cache"], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    assert "6 kept, 0 broken" in result.stdout
+    assert "7 kept, 0 broken" in result.stdout
 
 
 SANDBOXED = REPO / "verifiers" / "code" / "sandboxed"
@@ -91,3 +92,33 @@ def test_importing_and_building_light_verifiers_loads_no_heavy_module():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == ""
+
+
+def test_the_sandboxed_scorer_imports_the_standard_library_and_its_scorer_packages_only():
+    """verifiers/isolated/sandboxed/ runs in the sandbox's Python, where only the standard library and
+    the scorer packages of sandbox/image/scorers.txt exist: those are imported inside functions (a
+    missing one is the job's "missing" report), everything else at module level is the standard library."""
+    folder = REPO / "verifiers" / "isolated" / "sandboxed"
+    siblings = {path.stem for path in folder.glob("*.py")}
+    assert {"guard", "scorer"} <= siblings
+    scorer_packages = {"reasoning_gym", "yaml"}  # reasoning-gym's, and the YAML loader the guard closes
+    bad = []
+    for path in sorted(folder.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top_level = set(map(id, tree.body))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                if node.level != 1 or (node.module or "").split(".")[0] not in siblings:
+                    bad.append(f"{path.name}:{node.lineno}")
+                continue
+            if isinstance(node, ast.Import):
+                tops = [alias.name.split(".")[0] for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                tops = [(node.module or "").split(".")[0]]
+            else:
+                continue
+            for top in tops:
+                if top in sys.stdlib_module_names or (top in scorer_packages and id(node) not in top_level):
+                    continue
+                bad.append(f"{path.name}:{node.lineno}: {top}")
+    assert bad == []

@@ -24,6 +24,10 @@ class Unreadable(ValueError):
     """The text is not a value the reader accepts (or breaks a limit); the message says why."""
 
 
+class DuplicateKey(Unreadable):
+    """A JSON object gives one key two values: two answers for one field."""
+
+
 def loads_strict(text: str, max_digits: int) -> Any:
     """``json.loads`` that refuses duplicate keys, non-finite numbers and over-long numbers.
 
@@ -81,9 +85,23 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise Unreadable(f"duplicate key {short(key, 60)!r}: one value per key")
+            raise DuplicateKey(f"duplicate key {short(key, 60)!r}: one value per key")
         out[key] = value
     return out
+
+
+def duplicate_key(text: str) -> str | None:
+    """Why ``text``, read as JSON, gives some key two values (None when it does not, or is not JSON).
+
+    Python's ``json`` keeps the last value silently, so a scorer that reads an answer with it sees one
+    value where a reader sees two: an answer of either family is read through this first."""
+    try:
+        json.loads(text, object_pairs_hook=_unique_keys)
+    except DuplicateKey as exc:
+        return str(exc)
+    except (ValueError, RecursionError):  # not JSON (or beyond what json reads): nothing to say
+        return None
+    return None
 
 
 def _integer(max_digits: int) -> Callable[[str], int]:

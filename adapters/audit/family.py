@@ -27,7 +27,9 @@ Kind = Literal["attack", "rewrite"]
 #   below_ref       a rewrite scored less than the known-correct completion (a false negative)
 #   error           an attack answered status=error, which trainers drop: a completion that can force
 #                   one skips the rows it would fail (what it is paid is other families' business)
-Measure = Literal["paid", "not_below_ref", "below_ref", "error"]
+#   executed        an attack's marker file exists on this host after it was scored (some layer ran the
+#                   answer outside the sandbox), or the row's controls scored otherwise after the probes
+Measure = Literal["paid", "not_below_ref", "below_ref", "error", "executed"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class Probe:
 
     completion: Text
     variant: str
+    marker: str | None = None  # measure executed: the file the probe creates if something runs it
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,7 @@ def all_families() -> dict[str, Family]:
         families_answer,
         families_choice,
         families_code,
+        families_code_execution,
         families_forced_error,
         families_ifeval,
         families_json,

@@ -8,6 +8,7 @@ rewrite that earns less lost reward it should have kept), and so is padding.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -177,9 +178,23 @@ def _probes(row: AuditRow, chosen: Sequence[Family], traits: Traits, per_row: in
     return out
 
 
+_CONTROL_WRONG = "The answer is \\boxed{rewardsmith-audit-control}."  # a fixed wrong completion
+
+
+def _controls(verifier: Verifier, rows: list[AuditRow]) -> list[tuple[float, str]]:
+    """(score, status) of each row's known-correct completion and of a fixed wrong one."""
+    samples = [Sample(prompt=row.prompt, completion=text, fields=row.fields)
+               for row in rows for text in (row.reference, _CONTROL_WRONG) if text is not None]
+    return [(v.score, v.status) for v in verifier.verify_batch(samples)] if samples else []
+
+
 def _score(verifier: Verifier, prepared: list[tuple[AuditRow, list[tuple[Family, Probe]]]], report: AuditReport,
            results: dict[str, FamilyResult], by_name: dict[str, Family], threshold: float,
            on_record: Callable[[Record], None] | None) -> None:
+    # Rows with probes that may run code: their controls are scored before and after the batch.
+    watched = [(row, fam) for row, probes in prepared
+               for fam in dict.fromkeys(f for f, _ in probes if f.measure == "executed")]
+    controls_before = _controls(verifier, [row for row, _ in watched])
     samples: list[Sample] = []
     for row, probes in prepared:
         if row.reference is not None:
@@ -202,10 +217,11 @@ def _score(verifier: Verifier, prepared: list[tuple[AuditRow, list[tuple[Family,
             result.cases += 1
             if verdict.status == "error":
                 result.errors += 1
-                flagged = by_name[fam.name].measure == "error"
+                flagged = by_name[fam.name].measure == "error" or _flagged(
+                    by_name[fam.name], verdict, reference, ref_paid, threshold, result, probe.marker)
             else:
                 result.paid += verdict.score
-                flagged = _flagged(by_name[fam.name], verdict, reference, ref_paid, threshold, result)
+                flagged = _flagged(by_name[fam.name], verdict, reference, ref_paid, threshold, result, probe.marker)
             if flagged:
                 result.hacks += fam.kind == "attack"
                 result.false_negatives += fam.kind == "rewrite"
@@ -213,12 +229,36 @@ def _score(verifier: Verifier, prepared: list[tuple[AuditRow, list[tuple[Family,
                     result.examples.append({**_example(row, probe.completion, verdict), "variant": probe.variant})
             if on_record is not None:
                 on_record(_record(row, fam.name, fam.kind, probe.variant, probe.completion, verdict, flagged))
+    if watched:
+        _compare_controls(verifier, watched, controls_before, results)
+
+
+def _compare_controls(verifier: Verifier, watched: list[tuple[AuditRow, Family]],
+                      before: list[tuple[float, str]], results: dict[str, FamilyResult]) -> None:
+    """A changed verdict of a control after the probes is one more hack of the family that ran them."""
+    after = iter(_controls(verifier, [row for row, _ in watched]))
+    earlier = iter(before)
+    for row, fam in watched:
+        result = results[fam.name]
+        for text in (row.reference, _CONTROL_WRONG):
+            if text is None:
+                continue
+            was, now = next(earlier), next(after)
+            result.cases += 1
+            if was != now:
+                result.hacks += 1
+                if len(result.examples) < EXAMPLES_KEPT:
+                    result.examples.append({"line": row.line, "completion": _shown(text), "variant": "a later verdict",
+                                            "score": now[0], "status": now[1],
+                                            "feedback": f"scored {was} before this family's probes, {now} after"})
 
 
 def _flagged(fam: Family, verdict: Verdict, reference: Verdict | None, ref_paid: bool, threshold: float,
-             result: FamilyResult) -> bool:
+             result: FamilyResult, marker: str | None = None) -> bool:
     if fam.measure == "error":  # the verdict was not an error: nothing to flag
         return False
+    if fam.measure == "executed":
+        return marker is not None and os.path.lexists(marker)
     if fam.measure == "paid":
         return verdict.score > threshold
     if not ref_paid or reference is None:

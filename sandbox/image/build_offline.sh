@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build the rewardsmith sandbox image WITHOUT an image registry: debootstrap a Debian bookworm
 # rootfs from the apt mirror and `docker import` it. Same content as ./Dockerfile (python3,
-# python3-pytest, g++, user sandbox uid/gid 10001, WORKDIR /work), for machines that reach a
-# Debian mirror but no registry.
+# python3-pytest, g++, the third-party scorers of scorers.txt in /opt/rewardsmith/scorers, user
+# sandbox uid/gid 10001, WORKDIR /work), for machines that reach a Debian mirror and PyPI but no
+# registry.
 #
 # Usage: build_offline.sh [IMAGE] [--force]
 #   IMAGE   defaults to $REWARDSMITH_SANDBOX_IMAGE, else rewardsmith-sandbox:latest
@@ -23,6 +24,10 @@ done
 image="${image:-${REWARDSMITH_SANDBOX_IMAGE:-rewardsmith-sandbox:latest}}"
 suite=bookworm
 uid=10001
+# What the image holds, as a number: ensure_docker.sh rebuilds an image labelled older than this, and
+# rewardsmith.sandbox.backend.IMAGE_VERSION must equal it (2: the third-party scorers).
+image_version=2
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 log() { echo "[build_offline] $*"; }
 die() { echo "[build_offline] ERROR: $*" >&2; exit 1; }
@@ -32,11 +37,15 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 [ "$(id -u)" = 0 ] || die "must run as root (debootstrap and chroot need it)"
 docker info >/dev/null 2>&1 || die "no Docker engine answers; run sandbox/image/ensure_docker.sh first"
 
-# Idempotent: an existing image is left alone unless --force.
-if [ "$force" = 0 ] && docker image inspect "$image" >/dev/null 2>&1; then
-    log "image $image already exists; nothing to do (use --force to rebuild)"
+# Idempotent: an existing image of this version is left alone unless --force.
+have="$(docker image inspect --format '{{ index .Config.Labels "rewardsmith.sandbox.version" }}' "$image" 2>/dev/null || true)"
+if [ "$force" = 0 ] && [ "$have" = "$image_version" ]; then
+    log "image $image (version $image_version) already exists; nothing to do (use --force to rebuild)"
     exit 0
 fi
+# The scorers' wheels are installed by this machine's pip for bookworm's Python 3.11: versions must match.
+[ "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" = 3.11 ] ||
+    die "needs a python3 3.11 with pip on this machine (the image's Python) to install the scorers of scorers.txt"
 
 # Mirror: the first URIs: line of the deb822 sources, else the first `deb` line of sources.list.
 mirror=""
@@ -98,6 +107,10 @@ chroot "$rootfs" useradd --uid "$uid" --gid "$uid" --home-dir /home/sandbox --cr
     --shell /bin/sh sandbox
 mkdir -p "$rootfs/work"
 chown "$uid:$uid" "$rootfs/work"
+t2="$(now)"
+bash "$here/install_scorers.sh" "$rootfs/opt/rewardsmith/scorers" python3 ||
+    die "installing the scorers of scorers.txt failed (is PyPI reachable?)"
+log "scorers installed in $(since "$t2") s"
 
 # Keep it small: no package caches, lists, docs, man pages or translations are needed to run code.
 rm -rf "${rootfs:?}"/var/cache/apt/* "${rootfs:?}"/var/lib/apt/lists/* \
@@ -119,7 +132,8 @@ tar --numeric-owner -C "$rootfs" -c . |
         --change 'WORKDIR /work' \
         --change 'ENV PYTHONDONTWRITEBYTECODE=1 PATH=/usr/local/bin:/usr/bin:/bin' \
         --change 'CMD ["bash"]' \
-        --message "rewardsmith sandbox: debootstrap $suite minbase + python3 python3-pytest g++" \
+        --change "LABEL rewardsmith.sandbox.version=$image_version" \
+        --message "rewardsmith sandbox v$image_version: debootstrap $suite minbase + python3 python3-pytest g++ + scorers" \
         - "$image" >/dev/null
 log "import done in $(since "$t") s"
 

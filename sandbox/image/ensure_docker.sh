@@ -30,7 +30,12 @@ fail() {
 }
 # A wedged daemon can make any docker call hang: every probe gets a deadline.
 engine_up() { timeout 10 docker info >/dev/null 2>&1; }
-image_ok() { timeout 10 docker image inspect "$image" >/dev/null 2>&1; }
+# The image exists and holds what this checkout's build makes (its version label, see build_offline.sh).
+image_version="$(sed -n 's/^image_version=//p' "$here/build_offline.sh")"
+image_ok() {
+    [ "$(timeout 10 docker image inspect --format '{{ index .Config.Labels "rewardsmith.sandbox.version" }}' \
+        "$image" 2>/dev/null)" = "$image_version" ]
+}
 
 # Fast path, no lock: everything is already there.
 if command -v docker >/dev/null 2>&1 && engine_up && image_ok; then
@@ -107,7 +112,8 @@ start_dockerd() {  # start_dockerd FLAGS...: 0 when it answers and can run a con
     log "starting dockerd ${*:-(default flags)} (log: $dlog)"
     echo "=== $(date -Is) ensure_docker.sh: dockerd $*" >>"$dlog"
     # Own session (setsid): a Ctrl-C or job-control kill aimed at the caller leaves the engine up.
-    setsid nohup dockerd "$@" >>"$dlog" 2>&1 </dev/null &
+    # fd 9 (the lock) closed for the daemon: it would hold the lock for its whole life.
+    setsid nohup dockerd "$@" >>"$dlog" 2>&1 </dev/null 9>&- &
     dockerd_pid=$!
     disown "$dockerd_pid" 2>/dev/null || true
     local t=$SECONDS
@@ -209,7 +215,7 @@ log "client $(command -v docker) ($(docker version --format '{{.Client.Version}}
 if image_ok; then
     log "image $image present"
 else
-    log "image $image missing: building it offline (a few minutes)"
+    log "image $image missing or older than version $image_version: building it offline (a few minutes)"
     timeout 1800 bash "$here/build_offline.sh" "$image" ||
         fail "building $image failed" "rerun bash $here/build_offline.sh --force and read its output"
 fi

@@ -392,7 +392,7 @@ def test_sysv_ipc_does_not_survive_a_job(kind):
         backend.kind = kind
         retired = []
         if kind == "docker":  # keep a container that was not clean, to look inside it afterwards
-            backend._retire = lambda container: (retired.append(container.id), backend._idle.put(container))
+            backend._retire = lambda container: (retired.append(container.id), backend._pool(()).put(container))
         key = secrets.randbelow(1 << 28) + 1000
         size = (200 << 20) if kind == "docker" else (8 << 20)
         only_shm = IPC_LEAVER.split("msg =")[0] + "print(shm >= 0, addr not in (None, 2**64 - 1))\n"

@@ -82,6 +82,8 @@ _EXCERPT = 400
 _EXEC_TO_TEST = {"timeout": "timeout", "memory": "memory_limit", "output_limit": "output_limit",
                  "error": "sandbox_error"}
 _MARK = "RESULT"
+NO_CHECK = ("no check ran: no assert, unittest assertion or TestCase test of the tests ran (a function the tests "
+            "define but never call is not run, pytest-style test_* functions included: give those as a pytest file)")
 # Python's report of a file that does not compile: a frame line for solution.py without
 # ", in <function>", then the error (a SyntaxError raised at run time by eval has both). Read
 # by linear searches: stderr is the candidate's, and a backtracking pattern over a megabyte of
@@ -327,7 +329,11 @@ class CodeVerifier(Verifier):
                                    "modules": list(code_names.standard_modules(suite.code, (suite.setup, prelude)))}
         if suite.form == "script":
             payload.update(_prepared_script(suite.code, suite.entry_point))
-            count = len(payload["names"])
+            count = payload.pop("budget")
+            # Only a speed-up (importing unittest costs the judge ~35 ms, pytest more): the judge also
+            # finds a framework the tests import some other way, and counts its checks all the same.
+            payload["frameworks"] = [name for name in ("unittest", "pytest")
+                                     if any(name in text for text in (suite.code, suite.setup, prelude))]
         elif suite.form == "call":
             payload["cases"] = [[encode(from_dataset(case["args"])), encode(from_dataset(case["kwargs"]))]
                                 for case in suite.cases]
@@ -389,10 +395,25 @@ class CodeVerifier(Verifier):
             return checked_here
         tests, to_check = checked_here
         if to_check:
-            checked = yield [self._checker_job(checker, suite.cases[i], results[i].stdout) for i in to_check]
-            for i, result in zip(to_check, checked, strict=True):
+            # The checker also runs on the expected output of each case (the same round): a checker that
+            # does not accept it is the row's fault (invalid_input); any other failure is the output's.
+            jobs = [self._checker_job(checker, suite.cases[i], results[i].stdout) for i in to_check]
+            checked = yield jobs + [self._checker_job(checker, suite.cases[i], suite.cases[i]["output"])
+                                    for i in to_check]
+            for i, result in zip(to_check, checked[:len(jobs)], strict=True):
                 status, reason = checker_status(result)
                 tests[i]["status"], tests[i]["reason"] = status, reason
+            verdict = self._verdict(tests, suite, wall)
+            broken = next(((i, r) for i, r in zip(to_check, checked[len(jobs):], strict=True)
+                           if checker_status(r)[0] != "passed"), None)
+            if verdict.status == "error" or broken is None:
+                return verdict
+            i, result = broken
+            if checker_status(result)[0] == "sandbox_error":
+                return error(f"sandbox error while checking the checker: {result.error or result.status}",
+                             **verdict.details)
+            return invalid_input(f"the checker does not accept the expected output of case {i + 1}: "
+                                 f"{checker_status(result)[1]}", **verdict.details)
         return self._verdict(tests, suite, wall)
 
     def _checker_job(self, checker: str, case: dict[str, Any], actual: str) -> Job:
@@ -405,8 +426,11 @@ class CodeVerifier(Verifier):
     # -- scoring ------------------------------------------------------------------------------
 
     def _verdict(self, tests: list[dict[str, Any]], suite: TestSuite, wall_s: float) -> Verdict:
-        return score_tests(tests, self.score, self.k, form=suite.form, language=self.language, elapsed_s=wall_s,
-                           backend=getattr(self._backend(), "name", self.backend))
+        verdict = score_tests(tests, self.score, self.k, form=suite.form, language=self.language, elapsed_s=wall_s,
+                              backend=getattr(self._backend(), "name", self.backend))
+        if suite.form == "script" and verdict.status == "ok" and not tests:
+            verdict.feedback = NO_CHECK
+        return verdict
 
 
 # -- pure helpers (host side) -------------------------------------------------------------
@@ -522,6 +546,11 @@ def parse_records(stdout: str, nonce: str) -> Records:
             if plans > 1:
                 records.tamper = records.tamper or "tampering: more than one test plan"
             records.plan = [str(n) for n in data["plan"]]
+        elif "more" in data:  # tests found while the tests ran (unittest's), planned before each runs
+            if records.plan is None or not isinstance(data["more"], list):
+                records.tamper = records.tamper or "tampering: a test outside the plan"
+            else:
+                records.plan.extend(str(n) for n in data["more"])
         elif "done" in data:
             if records.done:
                 records.tamper = records.tamper or "tampering: the run ended twice"
@@ -554,11 +583,13 @@ def harness_tests(records: Records, result: ExecResult, suite: TestSuite, rel_to
                          tests=[])
     tests = []
     missing_status = _EXEC_TO_TEST.get(result.status, "runtime_error")
+    missing = {"status": missing_status, "reason": _missing_reason(result), "stdout": "", "stderr": ""}
     for k, name in enumerate(records.plan):
         data = records.tests.get(k)
         if data is None:
-            reason = _missing_reason(result)
-            tests.append({"name": name, "status": missing_status, "reason": reason, "stdout": "", "stderr": ""})
+            tests.append({"name": name, **missing})
+            continue
+        if data.get("status") == "no_check":  # a statement of the tests that ran no check is no test
             continue
         test = {"name": str(data.get("name", name)), "status": str(data.get("status", "runtime_error")),
                 "reason": str(data.get("reason", "")), "stdout": str(data.get("stdout", "")),
@@ -568,6 +599,9 @@ def harness_tests(records: Records, result: ExecResult, suite: TestSuite, rel_to
         if test["status"] not in (*TEST_STATUSES, "skipped"):
             test["status"] = "runtime_error"
         tests.append(test)
+    if not records.done and len(records.tests) >= len(records.plan):
+        # Every planned test reported, yet the run did not end: tests it had still to find never ran.
+        tests.append({"name": "the rest of the tests", **missing})
     if records.tamper:
         for test in tests:
             if test["status"] in ("passed", "skipped"):
@@ -656,10 +690,16 @@ def is_compile_error(stderr: str) -> bool:
 
 
 def checker_status(result: ExecResult) -> tuple[str, str]:
-    """A custom checker's decision: exit 0 accepts, any other exit rejects (a checker that chokes
-    on garbage output is rejecting it); a checker that does not finish is a sandbox error."""
+    """A custom checker's decision: exit 0 accepts, any other exit rejects. A checker that chokes on
+    the output (a crash, running out of time, memory or output) rejects it too: the output caused it
+    (a checker that fails on the expected output is caught apart, as the row's fault). Only the sandbox
+    failing is a ``sandbox_error``."""
+    if result.status == "error":
+        return "sandbox_error", f"the checker could not run: {result.error}".strip()
     if result.status != "ok":
-        return "sandbox_error", f"the checker did not finish ({result.status}) {result.error}".strip()
+        what = {"timeout": "ran out of time", "memory": "ran out of memory",
+                "output_limit": "printed past its limit"}.get(result.status, result.status)
+        return "wrong_answer", f"the checker {what} on this output"
     if result.exit_code == 0:
         return "passed", ""
     said = _tail(result.stdout or result.stderr)

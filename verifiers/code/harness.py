@@ -9,62 +9,24 @@ as source (standard library only, the package ``sandboxed/``), so no harness fil
 anyone to rewrite.
 
 Here, on the host, the tests are prepared once per distinct test code (GRPO repeats it):
-each top-level statement that asserts something becomes one test with its own time limit
-and record. Which of the solution's names the tests see is decided in :mod:`~rewardsmith.verifiers.code.names`.
+each top-level statement becomes a unit with its own time limit and record, and every assert
+counts when it runs; which units are tests is decided in the judge, by what they do when they
+run (see :func:`prepare_script`). Which of the solution's names the tests see is decided in
+:mod:`~rewardsmith.verifiers.code.names`.
 """
 
 import functools
 from pathlib import Path
 
+from rewardsmith.sandbox.program import bootstrap, program_source
+
 _SANDBOXED = Path(__file__).with_name("sandboxed")
-_INLINED = "# sandbox: inlined"
 
 
 def sandbox_source(*modules: str) -> str:
-    """The text of ``modules`` (file names in ``sandboxed/``) as one program, their imports of
-    each other removed: the sandbox has no rewardsmith package, so each such import is a relative
-    one (``from .wire import ...``) marked ``# sandbox: inlined``, and the program gets the
-    sibling's text in front instead."""
-    import ast
-
-    parts = []
-    for name in modules:
-        text = (_SANDBOXED / name).read_text(encoding="utf-8")
-        lines = text.splitlines()
-        for node in ast.parse(text).body:
-            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("rewardsmith.")):
-                if not node.level or _INLINED not in lines[node.lineno - 1]:
-                    raise ValueError(f"{name} line {node.lineno}: an import of rewardsmith, or of a sibling "
-                                     f"not relative and marked {_INLINED!r}")
-                for k in range(node.lineno - 1, node.end_lineno or node.lineno):
-                    lines[k] = ""
-        parts.append("\n".join(lines))
-    return "\n\n".join(parts) + "\n"
-
-
-def bootstrap(source: str, name: str) -> str:
-    """A ``python3 -c`` program that runs ``source`` without compiling it when it can.
-
-    Compiling the judge costs about 10 ms per job, most of a judged job's own time; its
-    bytecode (marshal, compressed) loads in a fraction of a millisecond. Bytecode is only
-    valid for the interpreter that made it, so the program checks the sandbox's cache tag
-    and compiles the (compressed) source otherwise: an image with another Python still works.
-    """
-    import base64
-    import marshal
-    import sys
-    import zlib
-
-    code = base64.b64encode(zlib.compress(marshal.dumps(compile(source, name, "exec")), 9)).decode()
-    text = base64.b64encode(zlib.compress(source.encode("utf-8"), 9)).decode()
-    return (
-        "import sys, zlib, marshal, binascii\n"
-        f"if sys.implementation.cache_tag == {sys.implementation.cache_tag!r}:\n"
-        f"    _c = marshal.loads(zlib.decompress(binascii.a2b_base64({code!r})))\n"
-        "else:\n"
-        f"    _c = compile(zlib.decompress(binascii.a2b_base64({text!r})), {name!r}, 'exec')\n"
-        "exec(_c)\n"
-    )
+    """The text of ``modules`` (file names in ``sandboxed/``) as one program (see
+    :func:`rewardsmith.sandbox.program.program_source`)."""
+    return program_source(_SANDBOXED, *modules)
 
 
 @functools.cache
@@ -80,35 +42,52 @@ def candidate_program() -> str:
 
 
 def prepare_script(tests: str, entry_point: str | None = None) -> dict:
-    """What the judge needs to run an assert script: statements, test names, mode, names used.
+    """What the judge needs to run an assert script: its statements, each a unit, and their names.
 
-    A ``check(candidate)`` function (with an ``entry_point``) runs as ``check(entry_point)``;
-    otherwise the module's asserts are the tests. Each top-level statement that asserts
-    something (in ``check``'s body, or at module level) becomes one test.
+    The whole program runs, as ``python tests.py`` would (``__name__ == "__main__"``), then, with a
+    ``check(candidate)`` function and an ``entry_point``, ``check(entry_point)``. Every top-level
+    statement (of the module, and of ``check``'s body) is a *unit* with its own time limit; what a
+    unit counts for is decided by what it does when it runs, in the judge: a unit that raises is a
+    failed test wherever it stands; one that ran a check (an ``assert`` anywhere in the tests, a
+    ``unittest`` assertion method) and raised nothing is a passed test; one that ran no check
+    (a definition, an import, a helper's ``def`` whose asserts never run) is not a test at all.
+    ``budget`` is how many tests the job's wall clock allows for (units, plus ``test*`` methods a
+    ``unittest.TestCase`` may run): a cap, never a count.
     """
     import ast
 
     tree = ast.parse(tests)
     check_mode = bool(entry_point) and any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body)
-    tree = _ExplainedAsserts().visit(tree)
-    names = _mark_cases(tree, tests, "check" if check_mode else None)
-    whole = not names
-    if whole:
-        names = [f"check({entry_point})" if check_mode else "tests"]
+    methods = sum(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name.startswith("test")
+                  for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for n in c.body)
+    tree = _CountedAsserts().visit(tree)
+    lines = _source_lines(tests)
+    names = []
+    if check_mode:
+        check = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check")
+        check_names = _mark_units(check, lines)
+    names = _mark_units(tree, lines)
+    if check_mode:
+        names += check_names
+        # check's units come after the module's: renumber the ones inside it.
+        _Renumber(len(names) - len(check_names)).visit(check)
     statements = [ast.unparse(node) for node in tree.body]
-    return {"names": names, "check_mode": check_mode, "whole": whole, "statements": statements}
+    return {"names": names, "check_mode": check_mode, "statements": statements, "budget": len(names) + methods}
 
 
 def prepare_pytest(tests: str) -> dict:
-    """The test functions a pytest file declares: any other collected test is refused."""
+    """The test functions a pytest file declares at its top level and in its ``Test*`` classes:
+    each must be collected (a test the file declares never silently disappears)."""
     import ast
 
     return {"static": _static_pytest_tests(ast.parse(tests))}
 
 
-class _ExplainedAsserts:
-    """``assert a == b`` becomes ``assert __h_cmp(("==",), [a, b])``: the judge evaluates the same
-    comparison and, when it is false, says what the two sides were."""
+class _CountedAsserts:
+    """Every ``assert`` counts as a check when it runs (``__h_ran``), wherever it stands: at top
+    level, in ``check``, in a helper, in a ``unittest`` method. ``assert a == b`` becomes
+    ``assert __h_cmp(("==",), [a, b])``: the judge evaluates the same comparison, counts it and,
+    when it is false, says what the two sides were."""
 
     def visit(self, tree):
         import ast
@@ -122,9 +101,29 @@ class _ExplainedAsserts:
                     names = ast.Tuple(elts=[ast.Constant(ops[type(op)]) for op in node.test.ops], ctx=ast.Load())
                     values = ast.List(elts=[node.test.left, *node.test.comparators], ctx=ast.Load())
                     node.test = _helper("__h_cmp", names, values)
+                else:
+                    node.test = _helper("__h_ran", node.test)
                 return node
 
         return Transformer().visit(tree)
+
+
+class _Renumber:
+    """Add ``offset`` to the unit numbers of the begin/fail/close calls inside a node."""
+
+    def __init__(self, offset):
+        self.offset = offset
+
+    def visit(self, node):
+        import ast
+
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in _UNIT_CALLS \
+                    and call.args and isinstance(call.args[0], ast.Constant):
+                call.args[0] = ast.Constant(call.args[0].value + self.offset)
+
+
+_UNIT_CALLS = ("__h_begin", "__h_fail", "__h_close")
 
 
 def _helper(name, *args):
@@ -133,38 +132,43 @@ def _helper(name, *args):
     return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=list(args), keywords=[])
 
 
-def _contains_assert(node):
-    import ast
-
-    return any(isinstance(n, ast.Assert) and not isinstance(n.test, ast.Constant) for n in ast.walk(node))
-
-
-def _mark_cases(tree, source, check_name):
-    """Wrap each top-level statement that asserts something (in ``check``'s body, or at
-    module level) in begin/end calls, so each is one test with its own time limit and
-    result. Returns the tests' names (their source, shortened)."""
-    import ast
+def _source_lines(source):
+    """The source's lines as UTF-8 bytes (the AST's offsets are bytes), split only where Python's
+    tokenizer ends a line."""
     import io
 
-    target = tree
-    if check_name is not None:
-        target = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == check_name)
+    return [line.encode("utf-8") for line in io.StringIO(source, newline="").readlines()]
+
+
+def _mark_units(target, lines):
+    """Make each top-level statement of ``target`` (a module or ``check``) a unit::
+
+        try:
+            __h_begin(k)
+            <statement>
+        except BaseException as __h_exc:
+            __h_fail(k, __h_exc)
+        finally:
+            __h_close(k)
+
+    ``__h_fail`` records the failure (or, inside another unit, raises it on: a unit is only ever
+    a top-level one); ``__h_close`` records the unit's outcome when it did not fail, also when the
+    statement left by ``return``. Returns the units' names (their source, shortened)."""
+    import ast
+
     names, body = [], []
-    # Split once, not per statement, and only where Python's tokenizer ends a line.
-    lines = [line.encode("utf-8") for line in io.StringIO(source, newline="").readlines()]
     for stmt in target.body:
-        if not _contains_assert(stmt):
-            body.append(stmt)
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            body.append(stmt)  # a compiler directive, legal only as the first statement of its code
             continue
         k = len(names)
         segment = _segment(lines, stmt) or ast.unparse(stmt)
         names.append(" ".join(segment.split())[:160])
         handler = ast.ExceptHandler(type=ast.Name(id="BaseException", ctx=ast.Load()), name="__h_exc",
-                                    body=[ast.Expr(_helper("__h_end", ast.Constant(k),
+                                    body=[ast.Expr(_helper("__h_fail", ast.Constant(k),
                                                            ast.Name(id="__h_exc", ctx=ast.Load())))])
-        body.append(ast.Expr(_helper("__h_begin", ast.Constant(k))))
-        body.append(ast.Try(body=[stmt], handlers=[handler], finalbody=[],
-                            orelse=[ast.Expr(_helper("__h_end", ast.Constant(k), ast.Constant(None)))]))
+        body.append(ast.Try(body=[ast.Expr(_helper("__h_begin", ast.Constant(k))), stmt], handlers=[handler],
+                            orelse=[], finalbody=[ast.Expr(_helper("__h_close", ast.Constant(k)))]))
     target.body = body
     return names
 
@@ -181,14 +185,19 @@ def _segment(lines, node):
 
 
 def _static_pytest_tests(tree):
-    """Test functions a pytest file declares (``test_*`` at top level and in ``Test*`` classes)."""
+    """Test functions a pytest file declares (``test_*`` at top level and in ``Test*`` classes that do
+    not say ``__test__ = False``, which pytest never collects)."""
     import ast
+
+    def opted_out(klass):
+        return any(isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "__test__" for t in n.targets)
+                   and isinstance(n.value, ast.Constant) and n.value.value is False for n in klass.body)
 
     found = []
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
             found.append(node.name)
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not opted_out(node):
             found.extend(n.name for n in node.body
                          if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name.startswith("test"))
     return found

@@ -13,15 +13,17 @@ content: grids and move lists span lines), outside ``<think>`` and what a reader
 ``answer_from`` may add ``boxed``/``phrase``/``bare`` as fallbacks, read by
 :mod:`~rewardsmith.verifiers.answer_span`.
 
-Scoring: the dataset's ``score_answer`` on the rebuilt entry, in a killable worker with ``timeout_s``
-(sympy, regexes and big numbers in some scorers can be blown up by a crafted answer). Only a full
-score pays unless ``partial`` (many scorers pay 0.01 or 0.05 for any answer, or a substring ratio);
-a dataset of :data:`.policy.UNSAFE`, whose scorer pays some attack in full, must also pass the
-stricter check (``unsafe``). A scorer that raises on the answer scores 0; one that cannot read the
-row even for the gold makes the row ``invalid_input``; reasoning-gym missing is ``error``.
+Scoring: the dataset's ``score_answer`` on the rebuilt entry, never on this host: reasoning-gym's
+scorers hand some answers to ``eval`` and sympy's ``parse_expr``, so they run in the sandbox
+(:mod:`rewardsmith.verifiers.isolated`: Docker, or local bubblewrap), each answer in a fresh process
+behind an evaluation boundary that turns text into values only through a closed expression grammar.
+Only a full score pays unless ``partial`` (many scorers pay 0.01 or 0.05 for any answer, or a
+substring ratio); a dataset the survey (:mod:`.survey`, ``survey.json``) found paying some cheat in
+full must also pass the stricter check (``unsafe``). A scorer that raises, runs past ``timeout_s`` or
+dies on the answer scores 0; one that cannot read the row even for the gold makes the row
+``invalid_input``; the sandbox failing, or lacking reasoning-gym, is ``error``.
 
-``import reasoning_gym`` costs about 2.5 s: it happens in the workers (or, with ``workers: 0``, at
-the first verify), never at import or build.
+``import reasoning_gym`` costs about 2.5 s: it happens in each sandbox job, never at import or build.
 """
 
 from __future__ import annotations
@@ -42,9 +44,11 @@ from rewardsmith.verifiers.core import (
     read_completion,
     short,
 )
+from rewardsmith.verifiers.isolated import Scored, ScoreItem, score_isolated
+from rewardsmith.verifiers.json_value import duplicate_key
 from rewardsmith.verifiers.options import NonEmpty, Range, Unique, declare, option
-from rewardsmith.verifiers.reasoning_gym.policy import FULL, UNSAFE, restore, squash, stricter_check
-from rewardsmith.verifiers.reasoning_gym.score import Item, ScoreTask
+from rewardsmith.verifiers.reasoning_gym.policy import UNSAFE, squash, stricter_check, tuple_paths
+from rewardsmith.verifiers.reasoning_gym.survey import FULL
 from rewardsmith.verifiers.registry import register
 
 Form = Literal["answer_tag", "boxed", "phrase", "bare"]
@@ -71,6 +75,9 @@ def read_answer(text: str, forms: tuple[str, ...]) -> tuple[str | None, str]:
         return None, "the answer is empty"
     if len(distinct) > 1:
         return None, "several different answers (" + " | ".join(short(d, 30) for d in distinct[:4]) + "): a hedge"
+    twice = duplicate_key(said[-1])
+    if twice:
+        return None, f"several different answers (a JSON {twice}): a hedge"
     return said[-1], ""
 
 
@@ -102,24 +109,44 @@ class ReasoningGymVerifier(Verifier):
         "exact", "datasets whose scorer pays attacks: also require the exact gold, refuse the row, or trust the scorer"
     )
     max_answer_chars: Annotated[int, Range(ge=1)] = option(10_000, "a longer answer scores 0 unscored")
-    timeout_s: Annotated[float, Range(gt=0)] = option(10.0, "wall-clock limit per answer scored in the pool")
-    workers: Annotated[int, Range(ge=0)] | None = option(
-        None, "pool processes (default: the CPUs); 0 scores in-process, without a time limit"
+    timeout_s: Annotated[float, Range(gt=0)] = option(10.0, "wall-clock limit per answer scored in the sandbox")
+    memory_mb: Annotated[int, Range(ge=64)] = option(512, "memory an answer's scoring process may take")
+    backend: Literal["auto", "docker", "local"] = option(
+        "auto", "the sandbox the scorers run in: docker when an engine answers, else local (bubblewrap)"
+    )
+    workers: Annotated[int, Range(ge=1)] | None = option(
+        None, "sandbox jobs a batch is split into (default: the sandbox's concurrency); each imports reasoning-gym"
     )
 
-    def start(self, wait: bool = False) -> None:
-        """Start the workers (each imports reasoning_gym) now instead of at the first batch."""
-        if self.workers == 0:
-            return
-        from rewardsmith.verifiers.pool import shared_pool
+    def __post_init__(self) -> None:
+        self._backend_override: Any = None  # tests hand in a backend object here (not pickled)
 
-        pool = shared_pool(self.workers, preload=ScoreTask.preload).start()
-        if wait:
-            pool.map(ScoreTask(), [Item("chain_sum", "0", {"answer": "0", "metadata": {}})] * pool.size, 60.0)
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_backend_override"] = None
+        return state
+
+    def start(self, wait: bool = False) -> None:
+        """Start the sandbox now (with ``wait``, score one row there) instead of at the first batch."""
+        backend = self._backend()
+        if wait and not isinstance(backend, str):
+            entry = {"question": "", "answer": "0", "metadata": {}}
+            score_isolated([ScoreItem("chain_sum", "0", entry)], "reasoning_gym", backend, jobs=1)
+
+    def _backend(self) -> Any:
+        """The sandbox backend, or a sentence saying why there is none."""
+        if self._backend_override is not None:
+            return self._backend_override
+        from rewardsmith.sandbox.backend import get_backend
+
+        try:
+            return get_backend(self.backend)
+        except Exception as exc:  # e.g. backend: docker with no engine: error verdicts, not a crash
+            return f"{type(exc).__name__}: {exc}"
 
     def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         out: list[Verdict | None] = [None] * len(samples)
-        pending: list[tuple[int, Item, dict[str, Any]]] = []
+        pending: list[tuple[int, ScoreItem, dict[str, Any]]] = []
         for i, sample in enumerate(samples):
             prepared = self._prepare(sample)
             if isinstance(prepared, Verdict):
@@ -128,7 +155,7 @@ class ReasoningGymVerifier(Verifier):
                 pending.append((i, *prepared))
         # GRPO groups repeat completions: each distinct (dataset, answer, entry, config) is scored once.
         index_of: dict[str, int] = {}
-        unique: list[Item] = []
+        unique: list[ScoreItem] = []
         slots: list[int] = []
         for _, item, _ in pending:
             key = _identity(item)
@@ -144,7 +171,7 @@ class ReasoningGymVerifier(Verifier):
             out[i] = self._judge(item, details, results[slot])
         return [v if v is not None else error("no verdict (a verifier bug)") for v in out]
 
-    def _prepare(self, sample: Sample) -> tuple[Item, dict[str, Any]] | Verdict:
+    def _prepare(self, sample: Sample) -> tuple[ScoreItem, dict[str, Any]] | Verdict:
         """The scoring item of a sample, or the verdict that needs no scorer (bad row, no answer, hedge)."""
         text = read_completion(sample)
         if isinstance(text, Verdict):
@@ -190,28 +217,25 @@ class ReasoningGymVerifier(Verifier):
         config = sample.get(self.config_field) if self.config_field else None
         if config is not None and not isinstance(config, Mapping):
             return invalid_input(f"{self.config_field!r} should hold the generator's options as a mapping", **details)
-        entry = {"question": sample.prompt_text, "answer": gold, "metadata": restore(name, dict(metadata))}
-        return Item(name, answer, entry, dict(config) if config else None), details
+        entry = {"question": sample.prompt_text, "answer": gold, "metadata": dict(metadata)}
+        return ScoreItem(name, answer, entry, dict(config) if config else None, tuple_paths(name)), details
 
-    def _score(self, items: list[Item]) -> list[tuple[str, Any]]:
+    def _score(self, items: list[ScoreItem]) -> list[Scored]:
         if not items:
             return []
-        task = ScoreTask()
-        if self.workers == 0:
-            return [task(item) for item in items]
-        from rewardsmith.verifiers.pool import shared_pool
+        backend = self._backend()
+        if isinstance(backend, str):
+            return [Scored("error", f"no sandbox to run reasoning-gym's scorers in: {backend}")] * len(items)
+        return score_isolated(
+            items, "reasoning_gym", backend, timeout_s=self.timeout_s, memory_mb=self.memory_mb, jobs=self.workers
+        )
 
-        results: list[tuple[str, Any]] = []
-        for outcome in shared_pool(self.workers, preload=task.preload).map(task, items, self.timeout_s):
-            if outcome.kind == "ok":
-                results.append(outcome.value)
-            else:
-                results.append((outcome.kind, outcome.value))
-        return results
-
-    def _judge(self, item: Item, details: dict[str, Any], result: tuple[str, Any]) -> Verdict:
-        kind, value = result
+    def _judge(self, item: ScoreItem, details: dict[str, Any], result: Scored) -> Verdict:
+        kind, value = result.kind, result.value
         if kind == "missing":
+            return error(f"{value}: rebuild the sandbox image (sandbox/image/build_offline.sh --force), or for "
+                         "the local sandbox run sandbox/image/install_scorers.sh /opt/rewardsmith/scorers", **details)
+        if kind == "error":
             return error(value, **details)
         if kind == "bad_row":
             return invalid_input(value, **details)
@@ -228,17 +252,17 @@ class ReasoningGymVerifier(Verifier):
             return Verdict(
                 score=0.0, correct=False, details=details, feedback=f"the scorer failed on the answer: {value}"
             )
-        if kind != "score":  # the task itself failed in the worker: not the completion's doing
+        if kind != "score":
             return error(f"reasoning_gym scoring failed: {value}", **details)
         raw = value if value == value else 0.0  # NaN pays nothing
         raw = min(max(raw, 0.0), 1.0)
         details["raw_score"] = raw
         if raw >= FULL:
             problem = None
-            if item.dataset in UNSAFE and self.unsafe == "exact":
-                problem = stricter_check(item.dataset, item.answer, item.entry["answer"], item.entry["metadata"])
+            if item.name in UNSAFE and self.unsafe == "exact":
+                problem = stricter_check(item.name, item.answer, item.entry["answer"], item.entry["metadata"])
             if problem:
-                return Verdict(score=0.0, correct=False, details=details, feedback=f"{problem}: {UNSAFE[item.dataset]}")
+                return Verdict(score=0.0, correct=False, details=details, feedback=f"{problem}: {UNSAFE[item.name]}")
             return Verdict(score=1.0, correct=True, details=details)
         score = raw if self.partial and raw >= self.min_score else 0.0
         feedback = f"the scorer paid {raw:.3g}"
@@ -247,9 +271,9 @@ class ReasoningGymVerifier(Verifier):
         return Verdict(score=score, correct=False, details=details, feedback=feedback)
 
 
-def _identity(item: Item) -> str | None:
+def _identity(item: ScoreItem) -> str | None:
     """What makes two items the same scoring (None when the entry cannot be written as JSON)."""
     try:
-        return json.dumps([item.dataset, item.answer, item.entry, item.config], sort_keys=True)
+        return json.dumps([item.name, item.answer, item.entry, item.config], sort_keys=True)
     except (TypeError, ValueError, RecursionError):
         return None

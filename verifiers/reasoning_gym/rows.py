@@ -1,8 +1,8 @@
 """Rows for the ``reasoning_gym`` verifier, made by reasoning-gym's generators: endless graded data.
 
 Each row is ``{"prompt": question, "answer": gold, "metadata": {...}}`` (plus ``config`` when the
-generator was given options), JSON-serialisable (tuples in
-the metadata become lists; :func:`.policy.restore` turns back those a scorer compares as tuples).
+generator was given options), JSON-serialisable (tuples in the metadata become lists;
+:func:`.policy.tuple_paths` names those a scorer compares as tuples, turned back in the sandbox).
 """
 
 from __future__ import annotations

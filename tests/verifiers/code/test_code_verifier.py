@@ -161,11 +161,14 @@ def test_assemble_code_prepends_the_prompt_when_it_should():
     assert assemble_code(body, HUMANEVAL_PROMPT, "add", False) == (body, "")
 
 
-def test_prepare_script_splits_check_bodies_into_tests():
+def test_prepare_script_makes_every_top_level_statement_a_unit():
+    # The module's statements, then check's: which of them are tests is decided when they run.
     prepared = prepare_script(HUMANEVAL_TEST, "add")
-    assert prepared["check_mode"] and prepared["names"] == ["assert candidate(1, 2) == 3",
-                                                            "assert candidate(5, 5) == 10"]
-    assert "__h_cmp" in "".join(prepared["statements"])
+    assert prepared["check_mode"] and prepared["names"][0] == "METADATA = {}"
+    assert prepared["names"][1].startswith("def check(candidate):")
+    assert prepared["names"][2:] == ["assert candidate(1, 2) == 3", "assert candidate(5, 5) == 10"]
+    source = "".join(prepared["statements"])
+    assert "__h_cmp" in source and "__h_begin(3)" in source and "__h_close(0)" in source
 
 
 def test_parse_records_only_trusts_the_nonce_and_flags_duplicates():
@@ -275,10 +278,12 @@ def test_stdio_custom_checker_program(make):
     assert per_sample.correct
 
 
-def test_stdio_checker_that_hangs_is_a_sandbox_error(make):
+def test_stdio_checker_that_hangs_on_the_expected_output_is_invalid_input(make):
+    # It hangs on every output, the expected one too: the row's checker is broken, not the answer.
     verdict = make(checker="while True:\n    pass\n", timeout_s=1).verify(
         sample("print(1)", tests=[{"input": "", "output": "1"}]))
-    assert verdict.status == "error" and verdict.reward is None
+    assert verdict.status == "invalid_input" and verdict.score == 0.0, verdict.feedback
+    assert "expected output" in verdict.feedback
 
 
 PYTEST_FILE = """

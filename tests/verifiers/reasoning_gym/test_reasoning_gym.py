@@ -10,13 +10,13 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, require_gym
+from conftest import REPO, require_docker, require_gym
 
 from rewardsmith.verifiers import Sample, build
 from rewardsmith.verifiers.reasoning_gym import read_answer
 
-STRICT = build({"type": "reasoning_gym", "workers": 0})
-TRUST = build({"type": "reasoning_gym", "workers": 0, "unsafe": "trust"})
+STRICT = build({"type": "reasoning_gym"})
+TRUST = build({"type": "reasoning_gym", "unsafe": "trust"})
 
 
 @pytest.fixture(scope="module")
@@ -94,16 +94,17 @@ def test_rows_are_json_and_metadata_tuples_are_restored(rows):
     assert score(row, row["answer"]).score == 1.0
 
 
-def test_the_pool_scores_like_in_process(rows):
-    pooled = build({"type": "reasoning_gym", "workers": 1, "timeout_s": 60})
+@pytest.mark.docker
+def test_docker_and_the_local_sandbox_score_alike(rows):
+    require_docker()
     batch = [
         Sample(prompt=r["prompt"], completion=f"<answer>{a}</answer>", fields=r)
         for r in rows("chain_sum")
         for a in (r["answer"], "12345678")
     ]
-    assert (
-        [v.score for v in pooled.verify_batch(batch)] == [v.score for v in STRICT.verify_batch(batch)] == [1.0, 0.0] * 3
-    )
+    docker, local = (build({"type": "reasoning_gym", "backend": b}) for b in ("docker", "local"))
+    expected = [1.0, 0.0] * 3
+    assert [v.score for v in docker.verify_batch(batch)] == [v.score for v in local.verify_batch(batch)] == expected
 
 
 # ------------------------------------------------------------------ attacks score 0
@@ -125,9 +126,9 @@ def test_partial_credit_pays_nothing_by_default(rows):
     row = rows("advanced_geometry")[0]  # its scorer pays 0.01 for any answer
     verdict = score(row, "banana")
     assert verdict.score == 0.0 and verdict.details["raw_score"] == pytest.approx(0.01)
-    lenient = build({"type": "reasoning_gym", "workers": 0, "partial": True})
+    lenient = build({"type": "reasoning_gym", "partial": True})
     assert score(row, "banana", lenient).score == pytest.approx(0.01)
-    floor = build({"type": "reasoning_gym", "workers": 0, "partial": True, "min_score": 0.5})
+    floor = build({"type": "reasoning_gym", "partial": True, "min_score": 0.5})
     assert score(row, "banana", floor).score == 0.0
 
 
@@ -157,13 +158,13 @@ def test_puzzle24_pays_only_the_puzzles_own_numbers(rows):
 
 
 def test_refuse_makes_unsafe_rows_invalid(rows):
-    refuse = build({"type": "reasoning_gym", "workers": 0, "unsafe": "refuse"})
+    refuse = build({"type": "reasoning_gym", "unsafe": "refuse"})
     assert score(rows("spell_backward")[0], "x", refuse).status == "invalid_input"
 
 
 def test_an_over_long_answer_is_not_scored(rows):
     row = rows("chain_sum")[0]
-    short_cap = build({"type": "reasoning_gym", "workers": 0, "max_answer_chars": 5})
+    short_cap = build({"type": "reasoning_gym", "max_answer_chars": 5})
     assert score(row, row["answer"] + " " * 0 + "0" * 10, short_cap).score == 0.0
 
 
@@ -183,16 +184,32 @@ def test_rows_without_what_the_scorer_needs_are_invalid_input(rows):
     assert score(broken, broken["answer"]).status == "invalid_input"
 
 
-def test_reasoning_gym_missing_is_an_error_saying_what_to_install(monkeypatch):
-    from rewardsmith.verifiers.reasoning_gym import score as scoring
+def test_a_sandbox_without_reasoning_gym_is_an_error_saying_what_to_do(monkeypatch, tmp_path):
+    """The local sandbox's system Python with an empty scorer folder: not the completion's doing."""
+    from rewardsmith.sandbox import backend as backend_module
+    from rewardsmith.sandbox.local import LocalBackend
 
-    def missing(_name):
-        raise ImportError("No module named 'reasoning_gym'")
+    monkeypatch.setattr(backend_module, "SCORER_SITE", str(tmp_path))
+    with LocalBackend(concurrency=1) as bare:
+        bare.python = lambda: "/usr/bin/python3"  # the system Python, where reasoning-gym is not installed
+        verifier = build("reasoning_gym")
+        verifier._backend_override = bare
+        row = {"answer": "1", "metadata": {"source_dataset": "chain_sum"}}
+        verdict = verifier.verify(Sample(prompt="", completion="<answer>1</answer>", fields=row))
+    assert verdict.status == "error" and "install_scorers.sh" in verdict.feedback, verdict.feedback
 
-    monkeypatch.setattr(scoring, "known", missing)
+
+def test_no_sandbox_is_an_error_not_a_zero(monkeypatch):
+    verifier = build({"type": "reasoning_gym", "backend": "docker"})
+    from rewardsmith.sandbox import backend as backend_module
+
+    def refuse(kind="auto", concurrency=None):
+        raise RuntimeError("no Docker engine answers")
+
+    monkeypatch.setattr(backend_module, "get_backend", refuse)
     row = {"answer": "1", "metadata": {"source_dataset": "chain_sum"}}
-    verdict = STRICT.verify(Sample(prompt="", completion="<answer>1</answer>", fields=row))
-    assert verdict.status == "error" and "pip install" in verdict.feedback
+    verdict = verifier.verify(Sample(prompt="", completion="<answer>1</answer>", fields=row))
+    assert verdict.status == "error" and "no Docker engine" in verdict.feedback
 
 
 def test_import_and_build_do_not_import_reasoning_gym():
@@ -250,15 +267,30 @@ def test_an_answer_that_blows_up_the_scorer_is_killed_at_the_time_limit(rows):
 
 
 def test_the_same_answer_in_a_batch_is_scored_once_and_paid_alike(rows, monkeypatch):
-    from rewardsmith.verifiers.reasoning_gym import score as scoring
+    import rewardsmith.verifiers.reasoning_gym as family
 
-    calls = []
-    real = scoring.ScoreTask.__call__
-    monkeypatch.setattr(scoring.ScoreTask, "__call__", lambda self, item: calls.append(item) or real(self, item))
+    sent = []
+    real = family.score_isolated
+    monkeypatch.setattr(family, "score_isolated", lambda items, *a, **k: sent.append(len(items)) or real(items, *a,
+                                                                                                        **k))
     row = rows("chain_sum")[0]
     texts = [f"<answer>{row['answer']}</answer>", "<answer>5</answer>"] * 4
     verdicts = STRICT.verify_batch([Sample(prompt=row["prompt"], completion=t, fields=row) for t in texts])
-    assert [v.score for v in verdicts] == [1.0, 0.0] * 4 and len(calls) == 2
+    assert [v.score for v in verdicts] == [1.0, 0.0] * 4 and sent == [2]
+
+
+def test_a_json_answer_that_gives_one_key_two_values_is_a_hedge(rows):
+    """graph_color's scorer reads the answer with json.loads, which keeps the last value of a key: a
+    vertex given two colours pays there. A reader sees both: a hedge, before any scorer."""
+    row = rows("graph_color")[0]
+    solution = row["metadata"]["possible_answer"]
+    honest = json.dumps(solution)
+    assert score(row, honest).score == 1.0
+    first = next(iter(solution))
+    both = "{" + f'"{first}": {solution[first] % 3 + 1}, ' + honest[1:]
+    verdict = score(row, both)
+    assert (verdict.score, verdict.status) == (0.0, "ok") and "hedge" in verdict.feedback
+    assert score(row, both, TRUST).score == 0.0  # the reading refuses it whatever unsafe says
 
 
 def test_a_case_hedge_is_a_hedge_but_the_exact_check_ignores_case(rows):

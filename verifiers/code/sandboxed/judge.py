@@ -51,6 +51,9 @@ from .wire import (  # sandbox: inlined
 MARK = "RESULT"
 EXCERPT = 400
 # Never taken from the solution for the tests: names pytest and the test module give meaning to.
+# The module the tests run as: ``python tests.py`` runs them as ``__main__`` (so its
+# ``if __name__ == "__main__":`` block runs, and its classes are the task's).
+TESTS_MODULE = "__main__"
 RESERVED = ("pytestmark", "pytest_plugins", "setup_module", "teardown_module", "setup_function",
             "teardown_function", "setUpModule", "tearDownModule", "conftest")
 
@@ -199,7 +202,7 @@ class Candidate:
         here from its attributes, as the task's class: its ``__eq__``, ``isinstance`` and methods
         are the task's. Anything else stays in the candidate's process (a :class:`Remote`)."""
         klass = self.classes.get(type_name)
-        if not (rebuildable(klass) and getattr(klass, "__module__", None) in ("__tests__", "solution")) \
+        if not (rebuildable(klass) and getattr(klass, "__module__", None) in (TESTS_MODULE, "solution")) \
                 or self.rebuilding >= 50:
             return Remote(self, generation, ref=ref, type_name=type_name)
         self.rebuilding += 1
@@ -408,6 +411,15 @@ def compare(ops, values):
     return True
 
 
+def safe_str(value):
+    """``str(value)`` for a failure's reason, never raising: an exception's message may hold a value of
+    the solution's, whose ``str`` is a request that can fail."""
+    try:
+        return str(value)
+    except Exception:
+        return f"<{type(value).__name__}>"
+
+
 def show(value):
     if type(value) is Remote:
         return f"<{value._type} from the solution>"
@@ -453,7 +465,12 @@ class Judge:
         self.entry_points = [str(n) for n in payload.get("entry_points") or ()]
         self.candidate = Candidate(payload.get("setup") or "")
         self.ended = set()
+        self.plan = []  # the tests' names, by number: the plan, then tests found while running
+        self.units = []  # the units open now: True for a top-level one, False for one running inside it
+        self.checks = 0  # checks run in the current unit
+        self.instrumented = set()  # the test frameworks whose checks are counted (instrument_checks)
         self.started = 0.0
+        self.begun = None
         signal.signal(signal.SIGALRM, self._alarm)
 
     # -- records and timers ---------------------------------------------------------------
@@ -478,14 +495,19 @@ class Judge:
 
     def begin(self, k):
         self.disarm()
+        self.begun = k
         self.candidate.output = {"out": "", "err": "", "out_size": 0, "err_size": 0}
         self.started = time.monotonic()
         self.arm(self.timeout_s)
 
-    def end(self, k, exc, value=None, has_value=False):
+    def end(self, k, exc, value=None, has_value=False, instead=None):
+        """Record test ``k``: failed by ``exc``, else passed, or ``instead`` (a status and a reason)
+        when a pass means something else (``no_check``: a unit that ran no check; ``skipped``)."""
         self.disarm()
         elapsed = time.monotonic() - self.started
         status, reason = self.classify(exc)
+        if status == "passed" and instead is not None:
+            status, reason = instead
         result = {"i": k, "status": status, "reason": reason, "time_s": round(elapsed, 4),
                   "stdout": self.candidate.output["out"], "stderr": self.candidate.output["err"]}
         if has_value and status == "passed":
@@ -534,28 +556,88 @@ class Judge:
                 return "memory_limit", "MemoryError" + where
             if isinstance(exc, AssertionError):
                 return "wrong_answer", "the solution raised AssertionError" + where
-            return "runtime_error", str(exc)[:300] + where
+            return "runtime_error", safe_str(exc)[:300] + where
         if isinstance(exc, MemoryError):
             return "memory_limit", "MemoryError while checking a value from the solution"
         if isinstance(exc, AssertionError):
-            text = str(exc)
-            return "wrong_answer", text[:300] if text else "assertion failed"
+            said = safe_str(exc)
+            return "wrong_answer", said[:300] if said else "assertion failed"
         if isinstance(exc, SystemExit):
-            return "runtime_error", "the tests called exit"
+            return "runtime_error", f"the tests exited with status {safe_str(exc.code)[:100]}"
         if type(exc) is NameError and getattr(exc, "name", None):
             return "runtime_error", (f"the tests use {exc.name}, which neither the row's set-up or prelude nor the "
                                      "solution's entry points (" + ", ".join(self.entry_points or ["none"]) + ") "
                                      "provide: carry it in the row's prelude, or list it in entry_point")
-        return "runtime_error", f"{type(exc).__name__}: {str(exc)[:300]}"
+        return "runtime_error", f"{type(exc).__name__}: {safe_str(exc)[:300]}"
 
-    def run_test(self, k, call):
+    # -- units: what a test of an assert script is --------------------------------------------
+
+    def unit_begin(self, k):
+        """A top-level statement of the tests starts (see ``harness.prepare_script``). Inside
+        another unit (``check(f)`` called by the tests themselves) it is part of that one."""
+        if self.units:
+            self.units.append(False)
+            return
+        self.units.append(True)
+        self.checks = 0
+        instrument_checks(self)
         self.begin(k)
+
+    def unit_fail(self, k, exc):
+        """Unit ``k`` raised: a failed test, wherever it stands (inside another unit, the failure
+        is that unit's). The tests' own ``exit(0)`` ends the unit, not the tests."""
+        if self.units and not self.units[-1]:
+            raise exc
+        self.disarm()
+        if isinstance(exc, SystemExit) and (exc.code is None or exc.code is False or (type(exc.code) is int
+                                                                                     and exc.code == 0)):
+            return
+        self.end(k, exc)
+
+    def unit_close(self, k):
+        """Unit ``k`` is over: if it did not fail, a passed test when it ran a check, else no test."""
+        if self.units and not self.units[-1]:
+            self.units.pop()
+            return
+        self.disarm()  # first: the unit's time is up when its statement is
+        if self.units:
+            self.units.pop()
+        if k not in self.ended:
+            self.end(k, None, instead=None if self.checks else ("no_check", "ran no check"))
+
+    def ran(self, value=True):
+        """A check ran (an ``assert``, a ``unittest`` assertion method); ``value`` is its condition."""
+        self.checks += 1
+        return value
+
+    def compare(self, ops, values):
+        self.checks += 1
+        return compare(ops, values)
+
+    def outside(self, call):
+        """Run part of the tests that is not itself a unit (a statement, ``check(candidate)``): a
+        failure that escapes it anyway fails the unit that was open, or is a test of its own."""
         try:
             call()
         except BaseException as exc:
-            self.end(k, exc)
-        else:
-            self.end(k, None)
+            self.disarm()
+            if self.current is not None and self.current not in self.ended:
+                self.end(self.current, exc)
+            else:
+                self.end(self.add_test("the test code outside a test"), exc)
+        finally:
+            self.units.clear()
+
+    @property
+    def current(self):
+        return self.begun if self.units else None
+
+    def add_test(self, name):
+        """A test found while the tests run (a ``unittest`` test method): planned before it runs, so a
+        run that dies inside it still fails it."""
+        self.plan.append(name)
+        self.record({"more": [name]})
+        return len(self.plan) - 1
 
     def fail_all(self, count, status, reason):
         for k in range(count):
@@ -601,11 +683,17 @@ class Judge:
     # -- the forms -------------------------------------------------------------------------------
 
     def run_script(self):
+        """The whole test program, unit by unit (see ``harness.prepare_script``), as ``python tests.py``
+        runs it; then ``check(candidate)``; then every ``unittest.TestCase`` the tests define, each of its
+        test methods a test (as ``unittest.main()`` would run them: the harness is the runner)."""
         p = self.payload
-        count = len(p["names"])
-        self.record({"plan": p["names"]})
+        self.plan = list(p["names"])
+        count = len(self.plan)
+        self.record({"plan": self.plan})
         statements = [compile(source, "<tests>", "exec", dont_inherit=True) for source in p["statements"]]
-        ns = {"__name__": "__tests__", "__builtins__": builtins}
+        ns = {"__name__": TESTS_MODULE, "__builtins__": builtins}
+        # Before the tests run (``from unittest import main`` binds ours); any other use is found per unit.
+        instrument_checks(self, load=p.get("frameworks") or ())
         exec(compile(p.get("setup") or "", "<setup>", "exec", dont_inherit=True), ns)
         if p.get("prelude"):
             exec(compile(p["prelude"], "<prompt>", "exec", dont_inherit=True), ns)
@@ -627,33 +715,17 @@ class Judge:
                 self.finish()
         if self.entry_point and self.entry_point in ns:
             ns["candidate"] = ns[self.entry_point]
-        ns["__h_cmp"] = compare
-        ns["__h_begin"] = self.begin
-        ns["__h_end"] = lambda k, exc: self.end(k, exc)
-        try:
-            def exec_tests():
-                for statement in statements:
-                    exec(statement, ns)
-
-            if p["whole"] and not p["check_mode"]:
-                self.run_test(0, exec_tests)
-            else:
-                exec_tests()
-            if p["check_mode"] and not self.ended:
-                if self.entry_point not in defined:
-                    self.fail_all(count, "runtime_error", f"the solution does not define {self.entry_point}")
-                    self.finish()
-                check, candidate = ns["check"], ns[self.entry_point]
-                if p["whole"]:
-                    self.run_test(0, lambda: check(candidate))
-                else:
-                    check(candidate)
-            self.disarm()
-        except BaseException as exc:
-            self.disarm()
-            status, reason = self.classify(exc)
-            self.fail_all(count, status, "the test code failed outside a test: " + reason)
-        self.fail_all(count, "runtime_error", "the test did not run")
+        ns.update(__h_cmp=self.compare, __h_ran=self.ran, __h_begin=self.unit_begin, __h_fail=self.unit_fail,
+                  __h_close=self.unit_close)
+        for statement in statements:
+            self.outside(lambda statement=statement: exec(statement, ns))
+        if p["check_mode"]:
+            if self.entry_point not in defined:
+                self.fail_all(count, "runtime_error", f"the solution does not define {self.entry_point}")
+                self.finish()
+            self.outside(lambda: ns["check"](ns[self.entry_point]))
+        self.outside(lambda: run_test_cases(self, ns))
+        self.fail_all(len(self.plan), "runtime_error", "the test did not run")
         self.finish()
 
     def run_call(self):
@@ -689,6 +761,123 @@ class Judge:
                 self.record({"harness_error": f"{type(exc).__name__}: {str(exc)[:300]}"})
             finally:
                 os._exit(3)
+
+
+def instrument_checks(judge, load=()):
+    """Once the tests use ``unittest`` or ``pytest`` (or, for those in ``load``, before they run): their
+    checks count as checks when called — every assertion method of ``unittest.TestCase`` (in a test, or
+    a ``TestCase()``'s at top level), ``pytest.raises`` and ``pytest.warns`` — and ``unittest.main()``
+    runs nothing: the harness runs the tests' TestCases itself, each test method a test of its own
+    (:func:`run_test_cases`)."""
+    import importlib
+
+    for name in ("unittest", "pytest"):
+        module = sys.modules.get(name)
+        if name in judge.instrumented or (module is None and name not in load):
+            continue
+        judge.instrumented.add(name)
+        if module is None:
+            try:
+                module = importlib.import_module(name)
+            except ImportError:
+                continue
+        if name == "unittest":
+            for attr, value in list(vars(module.TestCase).items()):
+                if attr.startswith(("assert", "fail")) and type(value) is type(instrument_checks):
+                    setattr(module.TestCase, attr, counted_check(judge, value))
+            module.main = lambda *args, **kwargs: None
+        else:
+            for attr in ("raises", "warns"):
+                setattr(module, attr, counted_check(judge, getattr(module, attr)))
+
+
+def counted_check(judge, function):
+    def check(*args, **kwargs):
+        judge.checks += 1
+        return function(*args, **kwargs)
+
+    check.__name__ = function.__name__
+    return check
+
+
+def run_test_cases(judge, ns):
+    """Run every ``unittest.TestCase`` the tests define (in name order, as ``unittest.main()`` loads
+    them), each test method its own test with its own time limit, its outcome as unittest gives it:
+    a failure, an error, an unexpected success or a skip the test did not declare (``self.skipTest``
+    at run time) fails; a declared skip or expected failure (the decorators) does not count."""
+    module = sys.modules.get("unittest")
+    if module is None:
+        return
+    classes = []
+    for name in sorted(ns):
+        value = ns[name]
+        if isinstance(value, type) and issubclass(value, module.TestCase) and value.__module__ == TESTS_MODULE \
+                and value not in classes:
+            classes.append(value)
+    if not classes:
+        return
+    instrument_checks(judge)
+    loader = module.TestLoader()
+    suite = module.TestSuite([loader.loadTestsFromTestCase(klass) for klass in classes])
+
+    class Result(module.TestResult):
+        k = None
+
+        def startTest(self, test):
+            super().startTest(test)
+            self.k = judge.add_test(f"{type(test).__name__}.{getattr(test, '_testMethodName', test)}"[:160])
+            self.failure, self.instead, self.succeeded = None, None, False
+            judge.begin(self.k)
+
+        def stopTest(self, test):
+            judge.disarm()
+            if self.failure is None and self.instead is None and not self.succeeded:
+                self.instead = ("runtime_error", "the test did not finish")
+            judge.end(self.k, self.failure, instead=self.instead)
+            self.k = None
+            super().stopTest(test)
+            judge.arm(judge.timeout_s)  # class and module fixtures between tests
+
+        def note(self, test, exc):
+            if self.k is None:  # a class or module fixture failed: a test of its own
+                judge.end(judge.add_test(str(test)[:160]), exc)
+            elif self.failure is None:
+                self.failure = exc
+
+        def addSuccess(self, test):
+            self.succeeded = True
+
+        def addFailure(self, test, err):
+            self.note(test, err[1])
+
+        def addError(self, test, err):
+            self.note(test, err[1])
+
+        def addSubTest(self, test, subtest, err):
+            if err is not None:
+                self.note(test, err[1])
+
+        def addSkip(self, test, reason):
+            method = getattr(test, getattr(test, "_testMethodName", ""), None)
+            if self.k is not None and (getattr(type(test), "__unittest_skip__", False)
+                                       or getattr(method, "__unittest_skip__", False)):
+                self.instead = ("skipped", "skipped by the tests: " + str(reason)[:200])
+            else:
+                self.note(test, AssertionError("skipped at run time, which the tests do not declare: "
+                                               + str(reason)[:200]))
+
+        def addExpectedFailure(self, test, err):
+            self.instead = ("skipped", "an expected failure (unittest.expectedFailure)")
+
+        def addUnexpectedSuccess(self, test):
+            self.note(test, AssertionError("an unexpected success: marked expectedFailure, the test passed"))
+
+    result = Result()
+    judge.arm(judge.timeout_s)
+    try:
+        suite.run(result)
+    finally:
+        judge.disarm()
 
 
 def run_pytest(judge):
@@ -757,33 +946,42 @@ def run_pytest(judge):
     module.__all__ = sorted({*trusted, *(n for n in p.get("exported") or () if n in defined and exported(n))})
     sys.modules["solution"] = module
     results, order, collect_errors = {}, [], []
+    outcome_of = pytest_outcome(pytest, judge)
 
     def finish_test(nodeid, entry):
         k = order.index(nodeid) if nodeid in order else -2
         if k in judge.ended:
             return
-        exc = entry["exc"]
-        if exc is not None and isinstance(exc, pytest.skip.Exception | pytest.xfail.Exception):
-            status, reason = ("skipped", "skipped by the test file") if entry["declared_skip"] else (
-                "wrong_answer", "the test was skipped at run time")
-        elif exc is not None and isinstance(exc, pytest.fail.Exception):
-            status, reason = "wrong_answer", str(exc)[:300]
-        else:
-            status, reason = judge.classify(exc)
+        exc, (status, reason) = outcome_of(entry)
         judge.ended.add(k)
         judge.record({"i": k, "name": nodeid, "status": status, "reason": reason,
                       "stdout": judge.candidate.output["out"], "stderr": judge.candidate.output["err"],
                       "time_s": round(time.monotonic() - judge.started, 4)})
-        if status != "passed":
+        if status not in ("passed", "skipped"):
             judge.recover_after(exc)
+
+    test_file = os.path.realpath(test_path)
+
+    def in_test_file(item):
+        """Whether a collected test's function is one the test file defines (a test method a
+        TestCase or a Test* class of the file inherits, a parametrized or decorated one among them)."""
+        import inspect
+
+        function = getattr(item, "obj", None)
+        function = getattr(function, "__func__", function)
+        try:
+            function = inspect.unwrap(function)
+            return os.path.realpath(function.__code__.co_filename) == test_file
+        except Exception:
+            return False
 
     class Plugin:
         def pytest_collection_finish(self, session):
             names = [item.nodeid for item in session.items]
-            extra = sorted({n.split("[")[0].split("::")[-1] for n in names} - static)
+            extra = [item.nodeid for item in session.items if not in_test_file(item)]
             if extra:
                 judge.record({"plan": names})
-                judge.fail_all(len(names), "wrong_answer", "tests the test file does not declare: " + ", ".join(extra))
+                judge.fail_all(len(names), "wrong_answer", "tests the test file does not define: " + ", ".join(extra))
                 judge.finish()
             if names:
                 order.extend(names)
@@ -811,16 +1009,25 @@ def run_pytest(judge):
                 with contextlib.suppress(Exception):
                     open_to_solution(str(outcome.get_result()), basetemp)
 
-        @pytest.hookimpl(tryfirst=True)
+        @pytest.hookimpl(hookwrapper=True)
         def pytest_runtest_makereport(self, item, call):
-            entry = results.setdefault(item.nodeid, {"exc": None, "declared_skip": False})
-            if call.excinfo is not None and entry["exc"] is None:
-                entry["exc"] = call.excinfo.value
-                entry["declared_skip"] = any(True for name in ("skip", "skipif", "xfail")
-                                             for _ in item.iter_markers(name))
-            if call.when == "teardown":
-                judge.disarm()
-                finish_test(item.nodeid, entry)
+            yield  # after every other implementation (unittest's sets the exception of a TestCase)
+            entry = results.setdefault(item.nodeid, {"item": item, "exc": {}, "reports": []})
+            if call.excinfo is not None:
+                entry["exc"][call.when] = call.excinfo.value
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_teardown(self, item, nextitem):
+            yield
+            judge.disarm()  # the test's time is up with its teardown, before pytest reports it
+
+        def pytest_runtest_logreport(self, report):
+            entry = results.get(report.nodeid)
+            if entry is None:
+                return
+            entry["reports"].append(report)
+            if report.when == "teardown":
+                finish_test(report.nodeid, entry)
 
     judge.arm(judge.timeout_s * 3)
     try:
@@ -841,6 +1048,62 @@ def run_pytest(judge):
     elif missing:
         judge.fail_all(len(order), "wrong_answer", "tests " + ", ".join(missing[:5]) + " were not collected")
     judge.finish()
+
+
+def pytest_outcome(pytest, judge):
+    """pytest's own outcome of a test, read from its reports (setup, call, teardown): a failed
+    report in any phase fails the test (a strict XPASS is one); a test that passed its call (a
+    non-strict XPASS too) passed; a skip counts for nothing when the test file declared it (a
+    ``skip``/``skipif`` mark, the marks pytest adds itself, an ``xfail`` mark whose condition
+    held), else it fails: a skip decided at run time (``pytest.skip()`` in a test or fixture) may
+    depend on the solution. Returns the failure's exception (or None) and (status, reason)."""
+    def unittest_mark(item, name):  # a TestCase's own decorators (unittest.skip, expectedFailure)
+        return any(getattr(holder, name, False) for holder in (getattr(item, "obj", None), getattr(item, "cls", None)))
+
+    def declared_xfail(item):
+        if unittest_mark(item, "__unittest_expecting_failure__"):
+            return True
+        # Whether an xfail mark's condition held: pytest's skipping plugin keeps its evaluation.
+        xfailed_key = getattr(sys.modules.get("_pytest.skipping"), "xfailed_key", None)
+        if xfailed_key is not None:
+            return bool(item.stash.get(xfailed_key, None))
+        return item.get_closest_marker("xfail") is not None
+
+    def declared_skip(item, report, exc):
+        # A mark's skip (pytest raises it in setup, at the test's own location), or unittest's decorator.
+        return (report.when == "setup" and getattr(exc, "_use_item_location", False)) or unittest_mark(
+            item, "__unittest_skip__")
+
+    def outcome(entry):
+        item, reports, raised = entry["item"], entry["reports"], entry["exc"]
+        failed = next((r for r in reports if r.failed), None)
+        if failed is not None:
+            exc = raised.get(failed.when)
+            where = "" if failed.when == "call" else f"error in {failed.when}: "
+            if exc is None or isinstance(exc, pytest.fail.Exception):  # pytest.fail(), a strict XPASS
+                text = str(exc) if exc is not None else (str(failed.longrepr).strip().splitlines() or [""])[-1]
+                return exc, ("wrong_answer", (where + text)[:300])
+            status, reason = judge.classify(exc)
+            if status == "passed":  # a failed report whose exception we would not call a failure
+                status, reason = "runtime_error", f"{type(exc).__name__}: {str(exc)[:300]}"
+            return exc, (status, where + reason)
+        skipped = next((r for r in reports if r.skipped), None)
+        if skipped is not None:
+            exc = raised.get(skipped.when)
+            if hasattr(skipped, "wasxfail"):
+                if declared_xfail(item):
+                    return None, ("skipped", "an expected failure (xfail) " + str(skipped.wasxfail)[:200])
+                return exc, ("wrong_answer", "xfail at run time, which the test file does not declare")
+            if declared_skip(item, skipped, exc):
+                return None, ("skipped", "skipped by the test file")
+            said = safe_str(getattr(exc, "msg", "") or "")[:200]
+            return exc, ("wrong_answer", "the test was skipped at run time" + (f": {said}" if said else ""))
+        call = next((r for r in reports if r.when == "call"), None)
+        if call is not None and call.passed:
+            return None, judge.classify(None)
+        return None, ("runtime_error", "the test did not run")
+
+    return outcome
 
 
 def shared_basetemp():
