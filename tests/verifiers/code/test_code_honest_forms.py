@@ -285,6 +285,16 @@ pair("isinstance-mbpp", SHAPES, SHAPES.replace("return Circle(size) if", "return
     "assert isinstance(make('circle', 2), Circle)", "assert isinstance(make('square', 2), Shape)",
     "assert issubclass(Square, Shape)"]})
 
+# The tests' own objects handed to the solution: a callable one is called back, an instance of a
+# class both define is rebuilt as the solution's.
+APPLY = "class Point:\n    def __init__(self, x, y):\n        self.x, self.y = x, y\n\n\n" \
+        "def apply(f, x):\n    return f(x)\n\n\ndef norm1(p):\n    return abs(p.x) + abs(p.y)\n"
+pair("tests-own-objects", APPLY, APPLY.replace("return f(x)", "return x"), {"tests": [
+    "class Triple:\n    def __call__(self, v):\n        return 3 * v",
+    "assert apply(Triple(), 5) == 15",
+    "class Point:\n    def __init__(self, x, y):\n        self.x, self.y = x, y",
+    "assert norm1(Point(-1, 2)) == 3"]})
+
 # -- pytest fixtures that patch around the solution ---------------------------------------------------
 
 ASK = "def ask_age():\n    age = int(input('Age? '))\n    return age + 1\n"

@@ -26,8 +26,13 @@ compared (it stays in the candidate's process; comparing it fails the test with
   the host, see ``code/names.py``); a value of one of the task's classes (set-up, prelude) is
   rebuilt here as that class; a function of the tests the solution holds is called back here;
 * in a pytest run, what the solution prints is written to this process's stdout/stderr
-  during the test (``capsys`` reads it), and ``monkeypatch.setattr(solution, ...)`` changes
-  the name in the solution's module.
+  during the test (``capsys`` reads it), ``monkeypatch.setattr(solution, ...)`` changes
+  the name in the solution's module, and what the test patches around it (environment,
+  directory, argv, stdin, ``builtins.input``, a module's attribute) is sent to its process
+  before each request (:class:`Surroundings`);
+* the solution's objects take Python's protocols as requests (``next``, ``with``, ``await``,
+  ``async for``/``with``, ``isinstance``); a context manager of the solution never swallows the
+  test's exception, and a form that cannot be supported safely is ``unsupported_test``.
 """
 
 import builtins
@@ -101,6 +106,7 @@ class Candidate:
         self.cache = Classes()  # the namedtuple and enum classes this job rebuilt (capped; this job's only)
         self.callbacks = {}  # our functions the solution holds, by number
         self.surroundings = None  # a pytest run: what its tests patch around the solution (Surroundings)
+        self.defined = {}  # the solution's names and their kinds (from loading it)
         self.syncing = False
         self.forward = False  # the solution's output comes whole (pytest captures it during a test)
         self.forwarding = False  # ... and goes to our stdout/stderr: only inside a test, where pytest captures
@@ -253,7 +259,8 @@ class Candidate:
                     return obj._ref
                 return None
             name = getattr(type(obj), "__name__", None)
-            if type(name) is str and self.classes.get(name) is type(obj) and rebuildable(type(obj)):
+            if type(name) is str and self.classes.get(name) is type(obj) and rebuildable(type(obj)) \
+                    and self.defined.get(name) == "class":  # the solution rebuilds it as its own class
                 return {"$instance": [name, encode(attributes(obj), keep)]}
             if callable(obj) and not reaches_out(obj):  # a key function, a patched helper: called back
                 self.callbacks[len(self.callbacks) + 1] = obj
@@ -721,7 +728,8 @@ class Judge:
         if type(names) is not dict:
             self.fail_all(count, "runtime_error", "the solution's process broke the protocol")
             self.finish()
-        return {str(k): str(v) for k, v in names.items()}
+        self.candidate.defined = {str(k): str(v) for k, v in names.items()}
+        return self.candidate.defined
 
     def stand_in(self, name, kind):
         """What a test sees for a name the solution defines."""
