@@ -480,17 +480,21 @@ class _Decoding:
 
     def enum_class(self, name, kind, members):
         """The task's enum of that name, else one of the job's, made from public member names
-        only: a dunder, sunder or private name would be a method or a setting of the class."""
+        only: a dunder, sunder or private name would be a method or a setting of the class, and
+        one its base has (``numerator`` of an IntEnum, read by ``Fraction.__eq__``) would replace it."""
         import enum
         import json
 
         trusted = self.classes.get(name)
         if isinstance(trusted, type) and _is_enum(trusted):
             return trusted
-        names = [n for n, _ in members]
-        if not all(_public(n) for n in names) or len(set(names)) != len(names) or kind not in ("", "int", "str"):
-            raise WireError("unsupported_value", "an enum whose members are not public, distinct names")
+        if kind not in ("", "int", "str"):
+            raise ValueError("an enum of an unknown kind")
         base = {"int": enum.IntEnum, "str": getattr(enum, "StrEnum", enum.Enum)}.get(kind, enum.Enum)
+        names = [n for n, _ in members]
+        own = set(dir(base))  # a member named like its base's attribute (numerator, upper) would replace it
+        if not all(_public(n) and n not in own for n in names) or len(set(names)) != len(names):
+            raise WireError("unsupported_value", "an enum whose members are not public, distinct names of its own")
         short = name.rpartition(".")[2]
         key = ("enum", name, kind, json.dumps([[n, repr(v)] for n, v in members]))
         return self.cache.get(key, lambda: base(short if short.isidentifier() else "value", members))
