@@ -78,6 +78,23 @@ def run_cases(backend: str, cases: list[Case], spec: dict[str, Any]) -> Outcome:
     return outcome
 
 
+def module_tests(cases: list[Case], spec: dict[str, Any]) -> tuple[Any, Any]:
+    """A module's ``outcome`` fixture (its cases, one batch per backend: an indirect parameter) and its
+    ``test_case`` (one item per case and backend). Assign both by those names in the module."""
+    by_id = {case.id: case for case in cases}
+
+    @pytest.fixture(scope="module")
+    def outcome(request) -> Outcome:
+        return run_cases(request.param, cases, spec)
+
+    @pytest.mark.parametrize("outcome", BACKENDS, indirect=True)
+    @pytest.mark.parametrize("case_id", list(by_id))
+    def test_case(outcome: Outcome, case_id: str) -> None:
+        check_case(outcome, by_id[case_id])
+
+    return outcome, test_case
+
+
 def describe(verdict: Verdict) -> str:
     tests = [(t.get("status"), t.get("reason", "")[:120]) for t in (verdict.details or {}).get("tests", [])]
     return f"status={verdict.status} score={verdict.score} tests={tests} feedback={verdict.feedback[:300]!r}"

@@ -21,7 +21,7 @@ import enum
 import json
 
 import pytest
-from code_cases import BACKENDS, Case, check_case, run_cases
+from code_cases import BACKENDS, Case, check_case, module_tests, run_cases
 
 from rewardsmith.verifiers.code.sandboxed.wire import (
     MAX_CLASSES,
@@ -379,17 +379,7 @@ many("classes-600-c", MANY, "R", 600, 1.0)
 many("classes-flood", MANY, "S", MAX_CLASSES + 200, 0.0)
 many("enum-classes-flood", MANY_ENUMS, "", MAX_CLASSES + 200, 0.0)
 CASE_BY_ID = {case.id: case for case in CASES}
-
-
-@pytest.fixture(scope="module")
-def outcome(request):
-    return run_cases(request.param, CASES, SPEC)
-
-
-@pytest.mark.parametrize("outcome", BACKENDS, indirect=True)
-@pytest.mark.parametrize("case_id", list(CASE_BY_ID))
-def test_case(outcome, case_id: str) -> None:
-    check_case(outcome, CASE_BY_ID[case_id])
+outcome, test_case = module_tests(CASES, SPEC)  # one batch per backend; one test per case and backend
 
 
 @pytest.mark.parametrize("outcome", BACKENDS, indirect=True)

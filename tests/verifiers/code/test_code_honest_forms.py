@@ -15,7 +15,7 @@ solution cannot enter.
 from __future__ import annotations
 
 import pytest
-from code_cases import BACKENDS, Case, check_case, code, run_cases
+from code_cases import Case, code, module_tests
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 SPEC = {"type": "code", "timeout_s": 3, "memory_mb": 512}
@@ -451,17 +451,7 @@ CASES.append(Case("chdir-where-the-solution-cannot-go", FILES, pytest_file("""
         assert load("a.txt") == "x"
     """)})))
 CASE_BY_ID = {case.id: case for case in CASES}
-
-
-@pytest.fixture(scope="module")
-def outcome(request):
-    return run_cases(request.param, CASES, SPEC)
-
-
-@pytest.mark.parametrize("outcome", BACKENDS, indirect=True)
-@pytest.mark.parametrize("case_id", list(CASE_BY_ID))
-def test_case(outcome, case_id: str) -> None:
-    check_case(outcome, CASE_BY_ID[case_id])
+outcome, test_case = module_tests(CASES, SPEC)  # one batch per backend; one test per case and backend
 
 
 def test_every_form_has_an_honest_and_a_wrong_case() -> None:
