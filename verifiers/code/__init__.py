@@ -20,8 +20,9 @@ map over the worker pool; only compiled languages and custom checkers need more 
 
 Statuses per test: ``passed``, ``wrong_answer``, ``runtime_error``, ``timeout``,
 ``memory_limit``, ``output_limit``, ``compile_error``, ``unsupported_value`` (the tests
-compared a value that is not plain data), ``sandbox_error``. Anything the candidate can
-cause is one of the first eight; a sandbox error in any test makes the verdict
+compared a value that is not plain data), ``unsupported_test`` (the test uses the solution in
+a way the judge cannot support safely; the reason names the construct), ``sandbox_error``.
+Anything the candidate can cause is one of the first nine; a sandbox error in any test makes the verdict
 ``status="error"``: an infrastructure failure is never scored 0.
 """
 
@@ -47,7 +48,7 @@ from rewardsmith.verifiers.code import host
 from rewardsmith.verifiers.code import names as code_names
 from rewardsmith.verifiers.code.harness import candidate_program, judge_program, prepare_pytest, prepare_script
 from rewardsmith.verifiers.code.host import HostWork
-from rewardsmith.verifiers.code.sandboxed.wire import WireError, decode, encode
+from rewardsmith.verifiers.code.sandboxed.wire import Classes, WireError, decode, encode
 from rewardsmith.verifiers.code.tests import (
     CHECKERS,
     TestsError,
@@ -77,7 +78,7 @@ from rewardsmith.verifiers.registry import register
 SCORES = ("all", "fraction", "first_k")
 LANGUAGES = ("python", "cpp")
 TEST_STATUSES = ("passed", "wrong_answer", "runtime_error", "timeout", "memory_limit", "output_limit",
-                 "compile_error", "unsupported_value", "sandbox_error")
+                 "compile_error", "unsupported_value", "unsupported_test", "sandbox_error")
 _EXCERPT = 400
 _EXEC_TO_TEST = {"timeout": "timeout", "memory": "memory_limit", "output_limit": "output_limit",
                  "error": "sandbox_error"}
@@ -582,6 +583,7 @@ def harness_tests(records: Records, result: ExecResult, suite: TestSuite, rel_to
             return error(f"the test harness did not start (exit code {result.exit_code}, {result.status}): {tail}",
                          tests=[])
     tests = []
+    classes = Classes()  # the row's own: its values' namedtuple and enum classes, never another row's
     missing_status = _EXEC_TO_TEST.get(result.status, "runtime_error")
     missing = {"status": missing_status, "reason": _missing_reason(result), "stdout": "", "stderr": ""}
     for k, name in enumerate(records.plan):
@@ -595,7 +597,7 @@ def harness_tests(records: Records, result: ExecResult, suite: TestSuite, rel_to
                 "reason": str(data.get("reason", "")), "stdout": str(data.get("stdout", "")),
                 "stderr": str(data.get("stderr", "")), "time_s": data.get("time_s")}
         if suite.form == "call":
-            _judge_call(test, data, suite.cases[k], rel_tol, abs_tol)
+            _judge_call(test, data, suite.cases[k], rel_tol, abs_tol, classes)
         if test["status"] not in (*TEST_STATUSES, "skipped"):
             test["status"] = "runtime_error"
         tests.append(test)
@@ -622,19 +624,22 @@ def _missing_reason(result: ExecResult) -> str:
 
 
 def _judge_call(test: dict[str, Any], data: Mapping[str, Any], case: Mapping[str, Any], rel_tol: float,
-                abs_tol: float | None) -> None:
+                abs_tol: float | None, classes: Classes | None = None) -> None:
     """Compare a returned value with the expected one, here on the host (the candidate never saw
-    it). Only a ``returned`` record with a value can pass: a bare ``passed`` is not an answer."""
+    it). Only a ``returned`` record with a value can pass: a bare ``passed`` is not an answer.
+    ``classes``: the row's rebuilt classes, shared by the returned and the expected value (a tagged
+    enum member is the same member on both sides)."""
+    classes = classes if classes is not None else Classes()
     if test["status"] == "passed":
         test["status"], test["reason"] = "wrong_answer", "no value was returned"
     if test["status"] != "returned":
         return
+    expected = from_dataset(case["expected"], cache=classes)  # first: the row's own classes come before the answer's
     try:
-        actual = decode(data.get("value"))
+        actual = decode(data.get("value"), cache=classes)
     except WireError as exc:
         test["status"], test["reason"] = exc.status, str(exc)
         return
-    expected = from_dataset(case["expected"])
     test["got"], test["expected"] = short(actual), short(expected)
     if values_equal(actual, expected, rel_tol, abs_tol):
         test["status"], test["reason"] = "passed", ""

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from rewardsmith.sandbox.errors import RewardsmithError
-from rewardsmith.verifiers.code.sandboxed.wire import TAGS, decode
+from rewardsmith.verifiers.code.sandboxed.wire import TAGS, Classes, decode
 
 Form = Literal["script", "call", "stdio", "pytest"]
 CHECKERS = ("exact", "whitespace", "float", "tokens_ci")
@@ -280,10 +280,12 @@ def _call_case(item: Mapping[str, Any]) -> dict[str, Any]:
 # -- comparing results on the host -----------------------------------------------
 
 
-def from_dataset(value: Any) -> Any:
+def from_dataset(value: Any, cache: Classes | None = None) -> Any:
     """A dataset's JSON value (args, expected) as Python values; values JSON cannot hold may be
-    tagged the way the judge tags them (``{"$int": "0x…"}``, ``{"$tuple": [...]}``, ``{"$set": [...]}``)."""
-    return decode(_to_wire(value))
+    tagged the way the judge tags them (``{"$int": "0x…"}``, ``{"$tuple": [...]}``, ``{"$set": [...]}``).
+    ``cache``: the row's rebuilt classes, so that a tagged enum or namedtuple is the same class as
+    the one the row's returned value is rebuilt as."""
+    return decode(_to_wire(value), cache=cache)
 
 
 def _to_wire(value: Any) -> Any:
@@ -302,11 +304,13 @@ def _to_wire(value: Any) -> Any:
 
 
 def values_equal(actual: Any, expected: Any, rel_tol: float = 1e-6, abs_tol: float | None = None) -> bool:
-    """Deep equality for a returned value against a dataset's expected one, strict where a
-    lenient answer could be gamed: an int is only equal to the same number (no tolerance;
-    a float only when it is exactly that number); tolerance applies only when the expected
-    value is a float; a set is only equal to a set; ``True`` is not ``1``; tuples equal lists
-    (JSON has no tuples); dict keys may be the JSON strings of the returned keys.
+    """Deep equality for a returned value against a dataset's expected one, decided by the expected
+    value's type at every level (inside lists, sets, dict keys and values too), strict where a
+    lenient answer could be gamed: an int is only equal to the same number (no tolerance; a float
+    only when it is exactly that number); tolerance applies only when the expected value is a float;
+    a set is only equal to a set; ``True`` is not ``1`` (nor ``1`` ``True``); tuples equal lists
+    (JSON has no tuples); a JSON object's string keys may be the text of the returned keys; a tagged
+    namedtuple or enum member is only equal to one of the same class (the row's, see ``from_dataset``).
 
     A returned value that cannot be compared (``10 ** 4000`` against a float overflows; a huge-int
     dict key cannot be written as a string) is not equal: a failed test, never an error the
@@ -319,11 +323,13 @@ def values_equal(actual: Any, expected: Any, rel_tol: float = 1e-6, abs_tol: flo
 
 
 def _values_equal(actual: Any, expected: Any, rel_tol: float, abs_tol: float | None) -> bool:
+    te = type(expected)
+    if te is not tuple and issubclass(te, tuple):  # a tagged namedtuple: that class, field by field
+        return type(actual) is te and _sequences_equal(actual, expected, rel_tol, abs_tol)
+    if isinstance(expected, enum.Enum):  # a tagged enum member: that very member
+        return actual is expected
     actual = _plain(actual)
-    te, ta = type(expected), type(actual)
-    if te is collections.OrderedDict:  # its order is part of its equality
-        return isinstance(actual, dict) and list(actual) == list(expected) and _values_equal(
-            dict(actual), dict(expected), rel_tol, abs_tol)
+    ta = type(actual)
     if te is bool or ta is bool:
         return te is ta and actual == expected
     if te is int:
@@ -337,22 +343,60 @@ def _values_equal(actual: Any, expected: Any, rel_tol: float, abs_tol: float | N
     if te is complex:
         return ta in (int, float, complex) and close(complex(actual), expected, rel_tol, abs_tol)
     if te in (set, frozenset) or ta in (set, frozenset):
-        return te in (set, frozenset) and ta in (set, frozenset) and actual == expected
-    if te in (list, tuple):
-        if ta.__module__ == "collections" and ta.__name__ == "deque":
+        return te in (set, frozenset) and ta in (set, frozenset) and _sets_equal(actual, expected, rel_tol, abs_tol)
+    if te in (list, tuple, collections.deque):
+        if ta is collections.deque and te is not collections.deque:
             actual, ta = list(actual), list
-        return ta in (list, tuple) and len(actual) == len(expected) and all(
-            _values_equal(a, e, rel_tol, abs_tol) for a, e in zip(actual, expected, strict=True))
-    if te is dict:  # a Counter, OrderedDict or defaultdict returned for a JSON object compares as a dict
-        if not isinstance(actual, dict) or len(actual) != len(expected):
-            return False
-        keys = {_key(k): k for k in actual}
-        for key, value in expected.items():
-            match = keys.get(_key(key), _MISSING)
-            if match is _MISSING or not _values_equal(actual[match], value, rel_tol, abs_tol):
-                return False
-        return True
+        sequences = (collections.deque,) if te is collections.deque else (list, tuple)
+        return ta in sequences and _sequences_equal(actual, expected, rel_tol, abs_tol)
+    if te is collections.OrderedDict:  # its order is part of its equality
+        return isinstance(actual, dict) and list(actual) == list(expected) and _dicts_equal(
+            actual, expected, rel_tol, abs_tol)
+    if issubclass(te, dict):  # a Counter, OrderedDict or defaultdict returned for a JSON object compares as a dict
+        return isinstance(actual, dict) and _dicts_equal(actual, expected, rel_tol, abs_tol)
     return ta is te and actual == expected
+
+
+def _sequences_equal(actual: Any, expected: Any, rel_tol: float, abs_tol: float | None) -> bool:
+    return len(actual) == len(expected) and all(
+        _values_equal(a, e, rel_tol, abs_tol) for a, e in zip(actual, expected, strict=True))
+
+
+def _sets_equal(actual: Any, expected: Any, rel_tol: float, abs_tol: float | None) -> bool:
+    """Each expected element is matched by the one returned element Python calls equal to it (a
+    set holds at most one), compared again by the expected type: ``{True}`` does not answer ``{1}``."""
+    if len(actual) != len(expected):
+        return False
+    index = {a: a for a in actual}
+    used = set()
+    for e in expected:
+        a = index.get(e, _MISSING)
+        if a is _MISSING or id(a) in used or not _values_equal(a, e, rel_tol, abs_tol):
+            return False
+        used.add(id(a))
+    return True
+
+
+def _dicts_equal(actual: dict, expected: dict, rel_tol: float, abs_tol: float | None) -> bool:
+    """Keys as :func:`_sets_equal` matches elements, except that an expected string key (a JSON
+    object's) may also be the JSON text of a returned key (``{1: "a"}`` answers ``{"1": "a"}``)."""
+    if len(actual) != len(expected):
+        return False
+    index = {k: k for k in actual}
+    texts = None
+    used = set()
+    for key, value in expected.items():
+        a = index.get(key, _MISSING)
+        if a is not _MISSING and not _values_equal(a, key, rel_tol, abs_tol):
+            a = _MISSING
+        if a is _MISSING and type(key) is str:
+            if texts is None:
+                texts = {_key(k): k for k in actual if type(k) is not str}
+            a = texts.get(key, _MISSING)
+        if a is _MISSING or id(a) in used or not _values_equal(actual[a], value, rel_tol, abs_tol):
+            return False
+        used.add(id(a))
+    return True
 
 
 def _plain(value: Any) -> Any:

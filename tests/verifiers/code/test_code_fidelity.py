@@ -21,7 +21,7 @@ import pytest
 
 from rewardsmith.verifiers import Sample, build
 from rewardsmith.verifiers.code import CodeVerifier
-from rewardsmith.verifiers.code.sandboxed.wire import decode, encode
+from rewardsmith.verifiers.code.sandboxed.wire import Classes, decode, encode
 
 
 @pytest.fixture
@@ -90,8 +90,10 @@ class Shade(enum.Enum):
 
 
 def test_enum_members_keep_their_class():
-    high = decode(encode(Level.HIGH))
-    assert high.name == "HIGH" and high == 2 and decode(encode(Level.HIGH)) is high
+    job = Classes()  # one job's values share their rebuilt classes; another job's do not
+    high = decode(encode(Level.HIGH), cache=job)
+    assert high.name == "HIGH" and high == 2 and decode(encode(Level.HIGH), cache=job) is high
+    assert decode(encode(Level.HIGH), cache=Classes()) is not high
     assert decode(encode(Shade.DARK), classes={"Shade": Shade}) is Shade.DARK
     rebuilt = decode(encode(Shade.DARK))
     assert rebuilt.name == "DARK" and rebuilt is not Shade.DARK and rebuilt != "d"

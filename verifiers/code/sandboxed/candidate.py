@@ -21,7 +21,7 @@ import signal
 import socket
 import sys
 
-from .wire import Channel, WireError, attributes, decode, encode  # sandbox: inlined
+from .wire import Channel, Classes, WireError, attributes, decode, encode  # sandbox: inlined
 
 EXCERPT = 400
 
@@ -90,6 +90,9 @@ class Worker:
         self.capture = []
         self.forward = False  # whether the judge wants all of our output (pytest's capsys)
         self.originals = {}
+        self.cache = Classes()  # the namedtuple and enum classes the judge's values were rebuilt as
+        self.events = None  # our event loop: the judge's awaits run the solution's coroutines here
+        self.patches = []  # what the tests' patches changed here (undo, original) in order (see surroundings)
         tmp = os.environ.get("TMPDIR") or "."
         for stream in (1, 2):
             path = os.path.join(tmp, f".capture-{os.getpid()}-{stream}")
@@ -115,7 +118,8 @@ class Worker:
     def decode(self, data):
         """A value from the judge: its functions become :class:`Callback` stand-ins, an instance
         of a task's class one of ours (by name)."""
-        return decode(data, self.resolve, self.classes(), lambda n: Callback(self, n))
+        return decode(data, self.resolve, self.classes(), lambda n: Callback(self, n), cache=self.cache,
+                      from_judge=True)
 
     def loop(self):
         while True:
@@ -190,6 +194,10 @@ class Worker:
             else:
                 self.namespace[name] = self.decode(message["value"])
             return {"value": None}
+        if op == "keep":  # a name of ours handed back to us by the tests (issubclass(B, A), a function)
+            return {"ref": self.keep(self.namespace[str(message["global"])])}
+        if op == "env":
+            return {"value": self.surroundings(message)}
         target = self.target(message)
         if op == "call":
             args = [self.decode(a) for a in message.get("args", [])]
@@ -227,12 +235,94 @@ class Worker:
                 return {"value": self.value(next(target))}
             except StopIteration:
                 return {"stop": True}
+        if op in ("isinstance", "issubclass"):
+            value = self.decode(message["value"])
+            return {"value": bool(isinstance(value, target) if op == "isinstance" else issubclass(value, target))}
+        if op == "enter":
+            return {"value": self.value(type(target).__enter__(target))}
+        if op == "exit":
+            error = exception(message.get("error"))
+            return {"value": bool(type(target).__exit__(target, type(error) if error else None, error, None))}
+        if op == "await":
+            return {"value": self.value(self.run_async(target))}
+        if op == "aenter":
+            return {"value": self.value(self.run_async(type(target).__aenter__(target)))}
+        if op == "aexit":
+            error = exception(message.get("error"))
+            return {"value": bool(self.run_async(type(target).__aexit__(target, type(error) if error else None,
+                                                                          error, None)))}
+        if op == "aiter":
+            return {"value": {"$ref": self.keep(aiter(target)), "$type": "async_iterator"}}
+        if op == "anext":
+            try:
+                return {"value": self.value(self.run_async(anext(target)))}
+            except StopAsyncIteration:
+                return {"stop": True}
         if op in ("str", "repr", "bool"):
             result = {"str": str, "repr": repr, "bool": bool}[op](target)
             if type(result) is not (bool if op == "bool" else str):
                 raise TypeError(op + " returned a non-" + ("bool" if op == "bool" else "str"))
             return {"value": result if op == "bool" else result[:100_000]}
         raise WireError("unsupported_value", "unknown request")
+
+    def run_async(self, awaitable):
+        """Await ``awaitable`` to the end in our own event loop (kept: an async generator lives across steps)."""
+        import asyncio
+
+        if self.events is None:
+            self.events = asyncio.new_event_loop()
+
+        async def wait():
+            return await awaitable
+
+        return self.events.run_until_complete(wait())
+
+    def surroundings(self, message):
+        """Make what the tests changed around them (their environment, directory, argv, stdin, a
+        builtin, a module's attribute: the judge's ``Surroundings``) hold here too, over how this
+        process began; what no longer applies is undone first. Returns what could not be done."""
+        import importlib
+
+        for undo, original in reversed(self.patches):
+            with contextlib.suppress(BaseException):
+                undo(original)
+        self.patches = []
+
+        def patch(undo, original, do):
+            do()
+            self.patches.append((undo, original))
+
+        problems = []
+        for key, value in (message.get("environ") or {}).items():
+            key = str(key)
+            patch(lambda old, key=key: os.environ.pop(key, None) if old is None else os.environ.__setitem__(key, old),
+                  os.environ.get(key), lambda key=key, value=value: os.environ.pop(key, None) if value is None
+                  else os.environ.__setitem__(key, str(value)))
+        if message.get("cwd") is not None:
+            try:
+                patch(os.chdir, os.getcwd(), lambda: os.chdir(str(message["cwd"])))
+            except OSError as exc:
+                problems.append(f"the test changed directory to {str(message['cwd'])[:120]}, which the solution's "
+                                f"process cannot enter ({type(exc).__name__})")
+        if message.get("argv") is not None:
+            patch(lambda old: setattr(sys, "argv", old), sys.argv, lambda: setattr(sys, "argv", [
+                str(a) for a in self.decode(message["argv"])]))
+        targets = [(builtins, name, value) for name, value in (message.get("builtins") or {}).items()]
+        for module_name, name, value in message.get("modules") or ():
+            try:
+                targets.append((importlib.import_module(str(module_name)), name, value))
+            except BaseException as exc:
+                problems.append(f"the test patched {str(module_name)[:80]}, which the solution's process cannot "
+                                f"import ({type(exc).__name__})")
+        for module, name, value in targets:
+            name = str(name)
+            patch(lambda old, module=module, name=name: delattr(module, name) if old is _UNSET
+                  else setattr(module, name, old), getattr(module, name, _UNSET),
+                  lambda module=module, name=name, value=value: setattr(module, name, self.decode(value)))
+        if message.get("stdin") is not None:
+            patch(lambda old: setattr(sys, "stdin", old), sys.stdin,
+                  lambda: setattr(sys, "stdin", Stdin(self.decode(message["stdin"]))))
+        return problems
 
     def classes(self):
         """The solution's classes by name: the judge sends an instance of a task's class (a
@@ -316,6 +406,56 @@ def describe(exc):
     name = getattr(t, "__name__", "Exception")
     return {"type": name if type(name) is str else "Exception", "builtin": builtin, "message": text, "line": line,
             "memory": isinstance(exc, MemoryError), "recursion": isinstance(exc, RecursionError)}
+
+
+def exception(name):
+    """An exception of the builtin type the judge names (the test's, raised in a with-block), or None."""
+    if name is None:
+        return None
+    kind = getattr(builtins, str(name), None)
+    if isinstance(kind, type) and issubclass(kind, BaseException):
+        with contextlib.suppress(BaseException):
+            return kind()
+    return Exception()
+
+
+class Stdin:
+    """``sys.stdin`` as the tests replaced it (a ``StringIO`` of theirs): each read asks their stream,
+    so what the solution consumes is consumed there too. ``input()`` reads it through ``readline``."""
+
+    encoding, errors, closed = "utf-8", "strict", False
+
+    def __init__(self, reads):
+        self._reads = reads
+
+    def read(self, size=-1):
+        return self._reads["read"](size)
+
+    def readline(self, size=-1):
+        return self._reads["readline"](size)
+
+    def readlines(self, hint=-1):
+        return self._reads["readlines"](hint)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+    def isatty(self):
+        return False
+
+    def readable(self):
+        return True
+
+    def fileno(self):
+        import io
+
+        raise io.UnsupportedOperation("the tests' stdin has no file descriptor")
 
 
 class Callback:

@@ -26,8 +26,13 @@ compared (it stays in the candidate's process; comparing it fails the test with
   the host, see ``code/names.py``); a value of one of the task's classes (set-up, prelude) is
   rebuilt here as that class; a function of the tests the solution holds is called back here;
 * in a pytest run, what the solution prints is written to this process's stdout/stderr
-  during the test (``capsys`` reads it), and ``monkeypatch.setattr(solution, ...)`` changes
-  the name in the solution's module.
+  during the test (``capsys`` reads it), ``monkeypatch.setattr(solution, ...)`` changes
+  the name in the solution's module, and what the test patches around it (environment,
+  directory, argv, stdin, ``builtins.input``, a module's attribute) is sent to its process
+  before each request (:class:`Surroundings`);
+* the solution's objects take Python's protocols as requests (``next``, ``with``, ``await``,
+  ``async for``/``with``, ``isinstance``); a context manager of the solution never swallows the
+  test's exception, and a form that cannot be supported safely is ``unsupported_test``.
 """
 
 import builtins
@@ -41,10 +46,12 @@ import time
 from .wire import (  # sandbox: inlined
     FRAME,
     Channel,
+    Classes,
     WireError,
     attributes,
     decode,
     encode,
+    instance_of,
     rebuildable,
 )
 
@@ -64,6 +71,13 @@ class Timeout(BaseException):
 
 class UnsupportedValue(TypeError):
     """The tests asked a value that lives in the candidate's process to compare itself."""
+
+
+class UnsupportedTest(BaseException):
+    """The test uses the solution in a way the judge cannot support safely (a context manager of
+    the solution that would swallow the test's exception, a patch that cannot reach the solution's
+    process): the test fails with status ``unsupported_test`` and a reason that names the construct.
+    A BaseException, so that the test's own ``except Exception`` does not hide it."""
 
 
 class RemoteError(Exception):
@@ -91,8 +105,12 @@ class Candidate:
         self.channel = None
         self.generation = 0
         self.output = {"out": "", "err": "", "out_size": 0, "err_size": 0}
-        self.classes = {}  # the task's own classes (set-up, prelude): values of theirs are rebuilt as theirs
+        self.classes = TaskClasses()  # the task's own classes: values of theirs are rebuilt as theirs
+        self.cache = Classes()  # the namedtuple and enum classes this job rebuilt (capped; this job's only)
         self.callbacks = {}  # our functions the solution holds, by number
+        self.surroundings = None  # a pytest run: what its tests patch around the solution (Surroundings)
+        self.defined = {}  # the solution's names and their kinds (from loading it)
+        self.syncing = False
         self.forward = False  # the solution's output comes whole (pytest captures it during a test)
         self.forwarding = False  # ... and goes to our stdout/stderr: only inside a test, where pytest captures
         self.rebuilding = 0
@@ -116,6 +134,8 @@ class Candidate:
         if not fds:
             raise CandidateGone("runtime_error", "the solution's process broke the protocol")
         self.channel = Channel(socket.socket(fileno=fds[0]))
+        if self.surroundings is not None:
+            self.surroundings.sent = self.surroundings.baseline()  # a fresh worker has its own, unpatched
         reply = self.request({"op": "load", "setup": self.setup, "forward": self.forward})
         return reply
 
@@ -142,6 +162,8 @@ class Candidate:
     def request(self, message):
         if self.channel is None:
             raise CandidateGone("runtime_error", "the solution's process is gone")
+        if self.forwarding and self.surroundings is not None and not self.syncing:
+            self.sync()
         try:
             self.channel.send(message)
             reply = self.channel.receive()
@@ -195,29 +217,36 @@ class Candidate:
         if type(data) is dict and len(data) == 1 and "$kwarg" in data and kwargs and data["$kwarg"] in kwargs:
             return kwargs[data["$kwarg"]]
         generation = self.generation
-        return decode(data, lambda ref, type_name: self.rebuilt(ref, type_name, generation), self.classes)
+        return decode(data, lambda ref, type_name: self.stand_in(ref, type_name, generation), self.classes,
+                      inside=lambda ref, type_name: self.rebuilt(ref, type_name, generation), cache=self.cache)
+
+    def stand_in(self, ref, type_name, generation):
+        """What the tests get for an object of the solution: the task's own object rebuilt from its
+        data, else a :class:`Remote` (a coroutine's is a coroutine of ours, so ``asyncio.run`` takes it)."""
+        obj = self.rebuilt(ref, type_name, generation)
+        if obj is not None:
+            return obj
+        remote = Remote(self, generation, ref=ref, type_name=type_name)
+        return awaiting(remote) if type_name == "coroutine" else remote
 
     def rebuilt(self, ref, type_name, generation):
-        """An instance of one of the task's own plain classes (a prelude's ``Point``) is rebuilt
-        here from its attributes, as the task's class: its ``__eq__``, ``isinstance`` and methods
-        are the task's. Anything else stays in the candidate's process (a :class:`Remote`)."""
+        """An instance of one of the task's own plain classes (a prelude's or the tests' ``Point``),
+        rebuilt here from its attributes as the task's class, so its ``__eq__``, ``isinstance`` and
+        methods are the task's; None when it cannot be from plain data (an attribute that is an
+        object of the solution's, or one the class does not allow: see ``wire.instance_of``)."""
         klass = self.classes.get(type_name)
-        if not (rebuildable(klass) and getattr(klass, "__module__", None) in (TESTS_MODULE, "solution")) \
-                or self.rebuilding >= 50:
-            return Remote(self, generation, ref=ref, type_name=type_name)
+        if not rebuildable(klass) or self.rebuilding >= 50:
+            return None
         self.rebuilding += 1
         try:
-            state = self.value(self.request({"op": "state", "ref": ref}))
-            if type(state) is not dict or not all(type(k) is str for k in state):
-                raise UnsupportedValue("not an attribute table")
-            obj = klass.__new__(klass)
-            for key, value in state.items():
-                object.__setattr__(obj, key, value)
-            return obj
-        except (CandidateGone, Timeout):
+            reply = self.request({"op": "state", "ref": ref})
+            table = decode(reply.get("value"), classes=self.classes, cache=self.cache, plain=True,
+                           inside=lambda inner, name: self.rebuilt(inner, name, generation))
+            return instance_of(klass, table)
+        except (CandidateGone, Timeout, UnsupportedTest):
             raise
         except BaseException:
-            return Remote(self, generation, ref=ref, type_name=type_name)
+            return None
         finally:
             self.rebuilding -= 1
 
@@ -226,11 +255,15 @@ class Candidate:
 
         def keep(obj):
             if type(obj) is Remote:
-                if obj._generation == generation and obj._ref is not None:
+                if obj._ref is None:  # a name of the solution's, handed back to it (issubclass, a function)
+                    ref = self.request({"op": "keep", "global": obj._name}).get("ref")
+                    return ref if type(ref) is int else None
+                if obj._generation == generation:
                     return obj._ref
                 return None
             name = getattr(type(obj), "__name__", None)
-            if type(name) is str and self.classes.get(name) is type(obj) and rebuildable(type(obj)):
+            if type(name) is str and self.classes.get(name) is type(obj) and rebuildable(type(obj)) \
+                    and self.defined.get(name) == "class":  # the solution rebuilds it as its own class
                 return {"$instance": [name, encode(attributes(obj), keep)]}
             if callable(obj) and not reaches_out(obj):  # a key function, a patched helper: called back
                 self.callbacks[len(self.callbacks) + 1] = obj
@@ -238,6 +271,23 @@ class Candidate:
             return None
 
         return encode(value, keep)
+
+    def sync(self):
+        """Hand the solution's process what the test changed around it since the run began (its
+        environment, directory, argv, stdin, a builtin, a module attribute it monkeypatched), when
+        that changed since the last request: the patch reaches the code it is meant for."""
+        state = self.surroundings.now()
+        if self.surroundings.same(state, self.surroundings.sent):
+            return
+        self.syncing = True
+        try:
+            message = self.surroundings.message(state, self.send_value)
+            problems = self.request({"op": "env", **message}).get("value")
+        finally:
+            self.syncing = False
+        self.surroundings.sent = state
+        if problems:
+            raise UnsupportedTest(str(problems[0])[:300])
 
     def call(self, target, args, kwargs):
         sent = [self.send_value(a) for a in args]
@@ -247,6 +297,30 @@ class Candidate:
             original = args[where] if type(where) is int and 0 <= where < len(args) else kwargs.get(where)
             copy_back(original, self.value({"value": data}))
         return self.value(reply, args, kwargs)
+
+
+class TaskClasses:
+    """The task's own classes by name: the set-up's, the prelude's and the tests' own (looked up
+    when a value arrives, so a class the tests define before calling counts too)."""
+
+    MODULES = (TESTS_MODULE, "solution", "test_solution")  # the tests' namespace, the prelude's, a pytest file
+
+    def __init__(self, *spaces):
+        self.spaces = list(spaces)
+
+    def get(self, name, default=None):
+        for space in self.spaces:
+            space = space() if callable(space) else space
+            value = space.get(name) if type(space) is dict else None
+            if isinstance(value, type) and getattr(value, "__module__", None) in self.MODULES:
+                return value
+        return default
+
+
+async def awaiting(remote):
+    """A coroutine of ours standing in for one of the solution's: awaiting it (``asyncio.run``,
+    ``await``, ``gather``) runs the solution's to completion in its own process and event loop."""
+    return remote._ask("await")
 
 
 # What the judge never runs for the solution, even when the tests hand it over: a way into the
@@ -352,11 +426,75 @@ class Remote:
     def __iter__(self):
         iterator = self._ask("iter")
         while True:
-            candidate, target = iterator._target()
-            reply = candidate.request({"op": "next", **target})
-            if reply.get("stop") is True:
+            try:
+                yield iterator.__next__()
+            except StopIteration:
                 return
-            yield candidate.value(reply)
+
+    def __next__(self):  # next(gen) on the solution's generator or iterator
+        candidate, target = self._target()
+        reply = candidate.request({"op": "next", **target})
+        if reply.get("stop") is True:
+            raise StopIteration
+        return candidate.value(reply)
+
+    def __contains__(self, item):
+        """``x in obj``: the judge compares, one by one, the items the solution's object yields."""
+        return any(value is item or value == item for value in self)
+
+    def __instancecheck__(self, obj):  # isinstance(x, solution.Shape): the solution's class answers
+        return self._check("isinstance", obj)
+
+    def __subclasscheck__(self, klass):
+        return self._check("issubclass", klass)
+
+    def _check(self, op, obj):
+        candidate, target = self._target()
+        answer = candidate.value(candidate.request({"op": op, **target, "value": candidate.send_value(obj)}))
+        if type(answer) is not bool:
+            raise UnsupportedValue(f"{op}() with a class of the solution did not give a bool")
+        return answer
+
+    def __enter__(self):  # with solution.open_thing() as x: ...
+        return self._ask("enter")
+
+    def __exit__(self, kind, exc, tb):
+        return self._exited("exit", exc)
+
+    async def __aenter__(self):
+        return self._ask("aenter")
+
+    async def __aexit__(self, kind, exc, tb):
+        return self._exited("aexit", exc)
+
+    def _exited(self, op, exc):
+        """The solution's ``__exit__`` runs (its clean-up is the tests' to see), told only the type
+        of the test's exception; it never swallows one: a failed check in the block would pass."""
+        if exc is not None and not isinstance(exc, Exception):  # a timeout, an interrupt: nothing more is asked
+            return False
+        error = None if exc is None else type(exc).__name__ if type(exc).__module__ == "builtins" else "Exception"
+        if self._ask(op, error=error) is True and exc is not None:
+            raise UnsupportedTest(f"a context manager of the solution ({self._type}) asked to swallow the "
+                                  f"{type(exc).__name__} raised in its with-block; the judge never lets the "
+                                  "solution decide that a failing block passed")
+        return False
+
+    def __await__(self):  # await on an awaitable of the solution's (its own event loop runs it)
+        return self._ask("await")
+        yield  # a generator: the request goes when the tests await
+
+    def __aiter__(self):
+        return self._ask("aiter")
+
+    def __anext__(self):
+        return self._anext()
+
+    async def _anext(self):
+        candidate, target = self._target()
+        reply = candidate.request({"op": "anext", **target})
+        if reply.get("stop") is True:
+            raise StopAsyncIteration
+        return candidate.value(reply)
 
     def __bool__(self):
         result = self._ask("bool")
@@ -373,9 +511,7 @@ class Remote:
         except BaseException:
             return f"<{self._type} from the solution>"
 
-    def __eq__(self, other):
-        if type(other) is Remote and other._ref == self._ref and other._name == self._name:
-            return True
+    def __eq__(self, other):  # even with another stand-in for the same object: the candidate numbers them
         raise UnsupportedValue(f"a value of type {self._type} from the solution cannot be compared "
                                "(only plain data can: numbers, strings, lists, tuples, dicts, sets…)")
 
@@ -392,7 +528,6 @@ class Remote:
     __lt__ = __le__ = __gt__ = __ge__ = _refuse
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
     __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __neg__ = __abs__ = _refuse
-    __contains__ = _refuse
     __index__ = __int__ = __float__ = _refuse
 
 
@@ -406,6 +541,9 @@ def compare(ops, values):
     AssertionError that shows both sides."""
     for i, op in enumerate(ops):
         a, b = values[i], values[i + 1]
+        if op in ("is", "is not") and type(a) is Remote and type(b) is Remote:
+            raise UnsupportedValue("whether two objects of the solution are the same object cannot be checked "
+                                   "(only plain data can be compared)")
         if not _OPS[op](a, b):
             raise AssertionError(f"{show(a)} {op} {show(b)} is false")
     return True
@@ -543,6 +681,8 @@ class Judge:
             return "output_limit", f"printed more than {self.cap} bytes"
         if exc is None:
             return "passed", ""
+        if isinstance(exc, UnsupportedTest):
+            return "unsupported_test", str(exc)
         if isinstance(exc, Timeout):
             return "timeout", f"exceeded the {self.timeout_s:g}s time limit"
         if isinstance(exc, CandidateGone | WireError):
@@ -670,7 +810,8 @@ class Judge:
         if type(names) is not dict:
             self.fail_all(count, "runtime_error", "the solution's process broke the protocol")
             self.finish()
-        return {str(k): str(v) for k, v in names.items()}
+        self.candidate.defined = {str(k): str(v) for k, v in names.items()}
+        return self.candidate.defined
 
     def stand_in(self, name, kind):
         """What a test sees for a name the solution defines."""
@@ -697,7 +838,7 @@ class Judge:
         exec(compile(p.get("setup") or "", "<setup>", "exec", dont_inherit=True), ns)
         if p.get("prelude"):
             exec(compile(p["prelude"], "<prompt>", "exec", dont_inherit=True), ns)
-        self.candidate.classes = {k: v for k, v in ns.items() if isinstance(v, type) and not k.startswith("__")}
+        self.candidate.classes = TaskClasses(ns)
         for name in p.get("modules") or ():  # used unimported: our own import, never the solution's
             with contextlib.suppress(UnsupportedValue):
                 ns[name] = own_module(name)
@@ -902,6 +1043,7 @@ def run_pytest(judge):
     judge.record({"ready": True})
     first = ["collection"]
     judge.candidate.forward = True  # what the solution prints is the tests' to capture (capsys)
+    judge.candidate.surroundings = Surroundings(getattr(pytest, "MonkeyPatch", None))  # patches reach the solution
     try:
         defined = judge.load(1)
     except SystemExit:
@@ -942,7 +1084,8 @@ def run_pytest(judge):
         with contextlib.suppress(UnsupportedValue):
             types.ModuleType.__setattr__(module, name, own_module(name))
     trusted = [n for n in module.__dict__ if exported(n) and n not in ("__file__", "__all__")]
-    judge.candidate.classes = {n: module.__dict__[n] for n in trusted if isinstance(module.__dict__[n], type)}
+    judge.candidate.classes = TaskClasses(module.__dict__, lambda: getattr(sys.modules.get("test_solution"),
+                                                                           "__dict__", None))
     module.__all__ = sorted({*trusted, *(n for n in p.get("exported") or () if n in defined and exported(n))})
     sys.modules["solution"] = module
     results, order, collect_errors = {}, [], []
@@ -1104,6 +1247,115 @@ def pytest_outcome(pytest, judge):
         return None, ("runtime_error", "the test did not run")
 
     return outcome
+
+
+class Surroundings:
+    """What a pytest test may change around the code it calls — environment variables, the working
+    directory, ``sys.argv``, ``sys.stdin``, a builtin (``input``), an attribute of a module it
+    patched with ``monkeypatch`` — in a process the solution does not share. The state is the
+    difference from how the run began; before a request the judge sends it when it changed
+    (``Candidate.sync``), and the candidate applies it over its own state, undoing what no longer
+    applies. Values cross as plain data, functions as the judge's (a patched ``input`` runs here)."""
+
+    def __init__(self, monkeypatch=None):
+        self.environ = dict(os.environ)
+        self.cwd = os.getcwd()
+        self.argv = tuple(sys.argv)
+        self.builtins = dict(vars(builtins))
+        self.stdin = sys.stdin
+        self.patched = {}  # (module name, attribute) -> (module, the value before the first patch)
+        self.sent = self.baseline()
+        if monkeypatch is not None:
+            self.watch(monkeypatch)
+
+    @staticmethod
+    def baseline():
+        return {}
+
+    def now(self):
+        state = {}
+        for key, value in os.environ.items():
+            if self.environ.get(key) != value and not key.startswith("PYTEST_"):
+                state["environ", key] = value
+        for key in self.environ:
+            if key not in os.environ and not key.startswith("PYTEST_"):
+                state["environ", key] = None
+        if os.getcwd() != self.cwd:
+            state["cwd",] = os.getcwd()
+        if tuple(sys.argv) != self.argv:
+            state["argv",] = tuple(sys.argv)
+        for name, value in vars(builtins).items():
+            if self.builtins.get(name, _MISSING) is not value and not name.startswith("_"):
+                state["builtins", name] = value
+        stdin = sys.stdin
+        if stdin is not self.stdin and stdin is not sys.__stdin__ and type(stdin).__module__ != "_pytest.capture":
+            state["stdin",] = stdin
+        for (module_name, name), (module, original) in self.patched.items():
+            value = getattr(module, name, _MISSING)
+            if value is not original and value is not _MISSING:
+                state["module", module_name, name] = value
+        return state
+
+    @staticmethod
+    def same(a, b):
+        return a.keys() == b.keys() and all(a[k] is b[k] or (type(a[k]) in (str, tuple) and a[k] == b[k]) for k in a)
+
+    def message(self, state, send):
+        """The state as a request's fields; a patch that cannot cross is an unsupported test."""
+
+        def crossing(what, value):
+            if isinstance(value, type):
+                raise UnsupportedTest(f"the test patched {what} with a class ({value.__name__}); only plain data and "
+                                      "functions reach the solution's process")
+            try:
+                return send(value)
+            except WireError:
+                raise UnsupportedTest(f"the test patched {what} with a {type(value).__name__}, which cannot reach the "
+                                      "solution's process (only plain data and functions can)") from None
+
+        message = {"environ": {}, "cwd": None, "argv": None, "builtins": {}, "stdin": None, "modules": []}
+        for key, value in state.items():
+            if key[0] == "environ":
+                message["environ"][key[1]] = value
+            elif key[0] in ("cwd", "argv"):
+                message[key[0]] = value if key[0] == "cwd" else list(value)
+            elif key[0] == "builtins":
+                message["builtins"][key[1]] = crossing(f"builtins.{key[1]}", value)
+            elif key[0] == "stdin":
+                message["stdin"] = send(self.reads(value))
+            else:
+                message["modules"].append([key[1], key[2], crossing(f"{key[1]}.{key[2]}", value)])
+        if message["argv"] is not None:
+            message["argv"] = crossing("sys.argv", message["argv"])
+        return message
+
+    @staticmethod
+    def reads(stream):
+        """The test's stdin, as functions the solution's ``sys.stdin`` calls back (reads are shared)."""
+        return {"read": lambda size=-1: stream.read(size), "readline": lambda size=-1: stream.readline(size),
+                "readlines": lambda hint=-1: stream.readlines(hint)}
+
+    def watch(self, monkeypatch):
+        """``monkeypatch.setattr(module, name, value)`` (or ``"module.name"``) on a module other than
+        ``solution`` (which forwards itself), ``builtins`` and ``sys``'s streams and argv (compared
+        above) is watched from then on. ``monkeypatch``: pytest's MonkeyPatch class."""
+        real, surroundings = monkeypatch.setattr, self
+
+        def setattr(patcher, *args, **kwargs):
+            result = real(patcher, *args, **kwargs)
+            with contextlib.suppress(Exception):
+                target, name, original = patcher._setattr[-1]
+                skip = (("sys", "stdin"), ("sys", "stdout"), ("sys", "stderr"), ("sys", "argv"))
+                if type(target) is type(sys) and target.__name__ != "builtins" and (target.__name__, name) not in skip:
+                    missing = type(original).__name__ == "Notset"  # pytest's mark of a name the module lacked
+                    before = _MISSING if missing else original
+                    surroundings.patched.setdefault((target.__name__, name), (target, before))
+            return result
+
+        monkeypatch.setattr = setattr
+
+
+_MISSING = object()
 
 
 def shared_basetemp():

@@ -14,15 +14,24 @@ Why it is built this way:
   namedtuple's fields, an enum member's class). Whatever the candidate sends, the judge
   builds its *own* objects from it — of its own builtin types, of classes it makes for a
   namedtuple or an enum, or of the task's own classes when the names match (a prelude's
-  ``Point``) — so no candidate code ever runs where a comparison is decided.
+  ``Point``) — so no candidate code ever runs where a comparison is decided. A rebuilt value
+  holds plain data only: no function, no reference to a candidate object, no private or dunder
+  name in an enum's member table or an instance's attributes, no attribute that would replace
+  something its class defines (see :func:`instance_of`); a namedtuple or enum member that holds
+  an object crosses whole as a reference instead, and a defaultdict carries the value its factory
+  makes, never the factory.
 * **Anything else stays where it lives.** A generator, a ``re.Match``, an instance of the
   candidate's class is kept in a table on the candidate's side and crosses as a reference
   (``{"$ref": n}``); the judge turns it into a :class:`Remote` whose every use is a request
   over the socket, and whose comparisons refuse (the judge never lets the candidate decide
   what is equal). The judge's functions (a key function, a fake installed with
   monkeypatch) cross as numbers (``$callback``): the candidate's call asks the judge to
-  run them on plain data. An instance of a task's class crosses by its attributes
-  (``$instance``), rebuilt as the other side's class of that name.
+  run them on plain data. An instance of a task's class crosses from the judge by its
+  attributes (``$instance``), rebuilt as the candidate's class of that name; the judge and the
+  host accept neither from the candidate.
+* **Per job, not per process**: the classes rebuilt from descriptions live in a
+  :class:`Classes` that belongs to one job (the judge's run, or one row on the host), capped:
+  a row that floods it fails alone.
 * **Caps on everything a hostile peer controls**: the size of a frame, the nesting depth,
   the number of nodes, the size of an int (Python's 4,300-digit ``int()`` limit never
   applies: big ints travel in hex). Breaking a cap raises :class:`WireError` with a status
@@ -42,9 +51,9 @@ MAX_INT_BITS = 1 << 20  # about 315,000 decimal digits
 # Every tag a value may carry (the decoder's vocabulary; datasets may use it for expected values).
 TAGS = ("$int", "$float", "$tuple", "$set", "$frozenset", "$dict", "$complex", "$bytes", "$bytearray", "$range",
         "$decimal", "$fraction", "$date", "$datetime", "$time", "$timedelta", "$deque", "$counter", "$odict",
-        "$defaultdict", "$namedtuple", "$enum")  # ($instance and $callback only cross between the processes)
+        "$defaultdict", "$namedtuple", "$enum", "$builtin")  # ($instance, $callback: only between the processes)
 MAX_MEMBERS = 1000  # members of an enum sent with one of its values
-MAX_CLASSES = 1000  # namedtuple and enum classes one process rebuilds (each costs memory)
+MAX_CLASSES = 1000  # namedtuple and enum classes one job rebuilds (each costs memory)
 # defaultdict factories that travel by name (any other is a reference: a call goes back to its owner)
 _FACTORIES = ("int", "float", "str", "list", "dict", "set", "tuple", "bool", "frozenset", "bytes", "complex")
 _SAFE_INT = 1 << 53  # ints beyond this travel as hex, so any JSON reader keeps them exact
@@ -131,14 +140,17 @@ def encode(value, keep=None, _depth=0):
         return {"$" + t.__name__: value.hex()}
     if t is range:
         return {"$range": [value.start, value.stop, value.step]}
+    if t is type and getattr(builtins, _type_name(value), None) is value:  # int, KeyError: the receiver's own
+        return {"$builtin": value.__name__}
     special = _encode_stdlib(value, t, keep, depth)
     if special is not None:
         return special
     if _is_enum(t):
-        return _encode_enum(value, t, keep, depth)
+        return _plain_or_kept(value, t, keep, lambda noting: _encode_enum(value, t, noting, depth))
     fields = _namedtuple_fields(t)
     if fields is not None:
-        return {"$namedtuple": [_type_name(t), list(fields), [encode(v, keep, depth) for v in tuple.__iter__(value)]]}
+        return _plain_or_kept(value, t, keep, lambda noting: {"$namedtuple": [
+            _type_name(t), list(fields), [encode(v, noting, depth) for v in tuple.__iter__(value)]]})
     base = _builtin_base(t)
     if base is not None:  # a subclass of a builtin (a namedtuple, an IntEnum): its plain value
         return encode(base(value), keep, _depth)
@@ -149,6 +161,29 @@ def encode(value, keep=None, _depth=0):
         if ref is not None:
             return {"$ref": ref, "$type": _type_name(t)}
     raise WireError("unsupported_value", f"a value of type {_type_name(t)} cannot be sent as plain data")
+
+
+def _plain_or_kept(value, t, keep, inline):
+    """``inline(keep)``: the value as plain structure (a namedtuple, an enum member, a defaultdict's
+    default). The receiver rebuilds such a value from plain data only, so one that holds an object
+    the sender keeps crosses whole as a reference when the sender keeps references (the
+    candidate: its namedtuple of nodes stays in its process, and the tests index it there)."""
+    if keep is None:
+        return inline(None)
+    held = []
+
+    def noting(v):
+        ref = keep(v)
+        if ref is not None:
+            held.append(ref)
+        return ref
+
+    data = inline(noting)
+    if held:
+        ref = keep(value)
+        if type(ref) is int:
+            return {"$ref": ref, "$type": _type_name(t)}
+    return data
 
 
 def _encode_stdlib(value, t, keep, depth):
@@ -175,10 +210,17 @@ def _encode_stdlib(value, t, keep, depth):
         if name == "defaultdict":  # its factory is part of its behaviour (a missing key)
             factory = value.default_factory
             if factory is None or any(factory is base for base in _BASES if base.__name__ in _FACTORIES):
-                sent = None if factory is None else factory.__name__
-            else:
-                sent = encode(factory, keep, depth)
-            return {"$defaultdict": [sent, pairs]}
+                return {"$defaultdict": [None if factory is None else factory.__name__, pairs]}
+            # Any other factory crosses as the value it makes (called once, here): the receiver gives
+            # each missing key a copy of it, and never holds a function of the sender's.
+            try:
+                made = factory()
+            except Exception:
+                if keep is not None and type(ref := keep(value)) is int:
+                    return {"$ref": ref, "$type": "defaultdict"}
+                raise WireError("unsupported_value", "a defaultdict whose factory failed") from None
+            return _plain_or_kept(value, t, keep, lambda noting: {"$defaultdict": [
+                {"$default": encode(made, noting, depth)}, pairs]})
     return None
 
 
@@ -213,7 +255,6 @@ def _namedtuple_fields(t):
 
 
 _BASES = (bool, int, float, str, bytes, tuple, list, dict, frozenset, set, complex)
-_REBUILT = {}  # classes rebuilt from their description (one per description, so members compare)
 
 
 def _builtin_base(t):
@@ -234,151 +275,245 @@ def _type_name(t):
         return "object"
 
 
-def decode(data, resolve=None, classes=None, callback=None):
-    """The judge's (or host's) own objects for an encoded value. ``resolve(ref, type_name)``
-    makes the stand-in for a reference; without it a reference is refused. ``classes`` maps
-    names to the trusted classes of the task (a prelude's ``Point``, ``Color``): a namedtuple
-    or an enum member of that name is rebuilt as one of them, so ``isinstance`` and equality
-    with the task's own values hold; any other is rebuilt as a class of its own.
-    ``callback(n)`` makes the stand-in for the other side's function number ``n`` (only the
-    candidate accepts them: the judge's functions may be called, the candidate's never run
-    in the judge)."""
-    counter = [0, classes or {}, callback]  # the parts seen so far, the trusted classes, the callback maker
-    return _decode(data, resolve, 0, counter)
+class Classes:
+    """The namedtuple and enum classes one job rebuilds from their descriptions: one class per
+    description (so members of one enum compare, and ``is`` holds between two calls' results),
+    at most MAX_CLASSES of them. It belongs to one job (the judge's run, one row on the host): a
+    job that sends more fails alone, and the next job starts with a Classes of its own."""
+
+    def __init__(self):
+        self.made = {}
+
+    def get(self, key, make):
+        made = self.made.get(key)
+        if made is None:
+            if len(self.made) >= MAX_CLASSES:
+                raise WireError("unsupported_value", f"values of more than {MAX_CLASSES} distinct rebuilt classes")
+            made = self.made[key] = make()
+        return made
 
 
-def _decode(data, resolve, depth, counter):
-    counter[0] += 1
-    if counter[0] > MAX_NODES:
-        raise WireError("output_limit", f"a value with more than {MAX_NODES} parts")
-    if depth > MAX_DEPTH + 2:
-        raise WireError("unsupported_value", f"a value nested more than {MAX_DEPTH} levels deep")
-    t = type(data)
-    if data is None or t is bool or t is str or t is float:
-        return data
-    if t is int:
-        if data.bit_length() > 53:
-            raise WireError("unsupported_value", "a big int outside its tag")
-        return data
-    depth += 1
-    if t is list:
-        return [_decode(v, resolve, depth, counter) for v in data]
-    if t is not dict or len(data) not in (1, 2):
-        raise WireError("unsupported_value", "a malformed value")
-    if "$ref" in data:
-        ref = data["$ref"]
-        if resolve is None or type(ref) is not int:
-            raise WireError("unsupported_value", f"a value of type {str(data.get('$type', '?'))[:60]} (not plain data)")
-        return resolve(ref, str(data.get("$type", "object"))[:100])
-    ((tag, inner),) = data.items()
-    try:
-        return _decode_tag(tag, inner, resolve, depth, counter)
-    except WireError:
-        raise
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError, ArithmeticError) as exc:
-        raise WireError("unsupported_value", f"a malformed {tag} value ({type(exc).__name__})") from None
+def decode(data, resolve=None, classes=None, callback=None, *, inside=None, cache=None, from_judge=False,
+           plain=False):
+    """The judge's (or host's) own objects for an encoded value.
+
+    ``resolve(ref, type_name)`` makes the stand-in for a reference; without it a reference is
+    refused. ``classes`` maps names to the trusted classes of the task (a prelude's ``Point``,
+    ``Color``): a namedtuple or an enum member of that name is rebuilt as one of them, so
+    ``isinstance`` and equality with the task's own values hold; any other is rebuilt as a
+    class of the job's ``cache`` (a :class:`Classes`; a fresh one when not given).
+
+    Inside a rebuilt value (a namedtuple's fields, an enum's values, a defaultdict's default)
+    and everywhere when ``plain``, only plain data is accepted: a reference there is refused
+    unless ``inside(ref, type_name)`` makes the task's own object for it (an instance of a
+    prelude's class, rebuilt from its attributes), and a function never is. ``from_judge``:
+    the data comes from the judge (the candidate decodes it), so an instance of a task's class
+    by its attributes (``$instance``) and the judge's functions (``callback(n)`` makes the
+    stand-in for function number ``n``) are accepted anywhere: the judge's functions may be
+    called, the candidate's never run in the judge."""
+    state = _Decoding(resolve, classes or {}, callback, inside, cache if cache is not None else Classes(),
+                      from_judge)
+    return state.decode(data, 0, plain and not from_judge)
 
 
-def _decode_tag(tag, inner, resolve, depth, counter):
-    def items():
-        if type(inner) is not list:
-            raise TypeError("not a list")
-        return [_decode(v, resolve, depth, counter) for v in inner]
+class _Decoding:
+    """One decode: the parts seen so far (capped), and what the caller trusts."""
 
-    def pairs():
-        if type(inner) is not list or not all(type(p) is list and len(p) == 2 for p in inner):
-            raise TypeError("not a list of pairs")
-        return [(_decode(k, resolve, depth, counter), _decode(v, resolve, depth, counter)) for k, v in inner]
+    def __init__(self, resolve, classes, callback, inside, cache, from_judge):
+        self.nodes, self.resolve, self.classes, self.callback = 0, resolve, classes, callback
+        self.inside, self.cache, self.from_judge = inside, cache, from_judge
 
-    if tag == "$int":
-        if type(inner) is not str or len(inner) > MAX_INT_BITS // 4 + 4:
-            raise WireError("output_limit", f"an int over {MAX_INT_BITS} bits")
-        return int(inner, 16)
-    if tag == "$float":
-        if inner not in ("nan", "inf", "-inf"):
-            raise ValueError(inner)
-        return float(inner)
-    if tag == "$tuple":
-        return tuple(items())
-    if tag == "$set":
-        return set(items())
-    if tag == "$frozenset":
-        return frozenset(items())
-    if tag == "$dict":
-        return dict(pairs())
-    if tag == "$complex":
-        real, imag = items()
-        return complex(real, imag)
-    if tag == "$bytes":
-        return bytes.fromhex(inner)
-    if tag == "$bytearray":
-        return bytearray.fromhex(inner)
-    if tag == "$range":
-        return range(*items())
-    if tag == "$decimal":
-        import decimal
+    def decode(self, data, depth, plain):
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise WireError("output_limit", f"a value with more than {MAX_NODES} parts")
+        if depth > MAX_DEPTH + 2:
+            raise WireError("unsupported_value", f"a value nested more than {MAX_DEPTH} levels deep")
+        t = type(data)
+        if data is None or t is bool or t is str or t is float:
+            return data
+        if t is int:
+            if data.bit_length() > 53:
+                raise WireError("unsupported_value", "a big int outside its tag")
+            return data
+        depth += 1
+        if t is list:
+            return [self.decode(v, depth, plain) for v in data]
+        if t is not dict or len(data) not in (1, 2):
+            raise WireError("unsupported_value", "a malformed value")
+        if "$ref" in data:
+            return self.reference(data, plain)
+        ((tag, inner),) = data.items()
+        try:
+            return self.tag(tag, inner, depth, plain)
+        except WireError:
+            raise
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError, ArithmeticError) as exc:
+            raise WireError("unsupported_value", f"a malformed {tag} value ({type(exc).__name__})") from None
 
-        return decimal.Decimal(str(inner))
-    if tag == "$fraction":
-        import fractions
+    def reference(self, data, plain):
+        ref, type_name = data["$ref"], str(data.get("$type", "object"))[:100]
+        made = None
+        if type(ref) is int:
+            if not plain and self.resolve is not None:
+                return self.resolve(ref, type_name)
+            if plain and self.inside is not None:
+                made = self.inside(ref, type_name)
+        if made is None:
+            where = " inside a rebuilt value" if plain else ""
+            raise WireError("unsupported_value", f"a value of type {type_name[:60]}{where} (not plain data)")
+        return made
 
-        return fractions.Fraction(*items())
-    if tag in ("$date", "$datetime", "$time"):
-        import datetime
+    def tag(self, tag, inner, depth, plain):
+        def items():
+            if type(inner) is not list:
+                raise TypeError("not a list")
+            return [self.decode(v, depth, plain) for v in inner]
 
-        return getattr(datetime, tag[1:]).fromisoformat(str(inner))
-    if tag == "$timedelta":
-        import datetime
+        def pairs(inner=inner):
+            if type(inner) is not list or not all(type(p) is list and len(p) == 2 for p in inner):
+                raise TypeError("not a list of pairs")
+            return [(self.decode(k, depth, plain), self.decode(v, depth, plain)) for k, v in inner]
 
-        return datetime.timedelta(*items())
-    if tag == "$deque":
+        if tag == "$int":
+            if type(inner) is not str or len(inner) > MAX_INT_BITS // 4 + 4:
+                raise WireError("output_limit", f"an int over {MAX_INT_BITS} bits")
+            return int(inner, 16)
+        if tag == "$float":
+            if inner not in ("nan", "inf", "-inf"):
+                raise ValueError(inner)
+            return float(inner)
+        if tag == "$tuple":
+            return tuple(items())
+        if tag == "$set":
+            return set(items())
+        if tag == "$frozenset":
+            return frozenset(items())
+        if tag == "$dict":
+            return dict(pairs())
+        if tag == "$complex":
+            real, imag = items()
+            return complex(real, imag)
+        if tag == "$bytes":
+            return bytes.fromhex(inner)
+        if tag == "$bytearray":
+            return bytearray.fromhex(inner)
+        if tag == "$range":
+            return range(*items())
+        if tag == "$builtin":  # a builtin class by name (suppress(KeyError), convert(x, int))
+            kind = getattr(builtins, str(inner), None)
+            if not isinstance(kind, type):
+                raise ValueError("not a builtin class")
+            return kind
+        if tag == "$decimal":
+            import decimal
+
+            return decimal.Decimal(str(inner))
+        if tag == "$fraction":
+            import fractions
+
+            return fractions.Fraction(*items())
+        if tag in ("$date", "$datetime", "$time"):
+            import datetime
+
+            return getattr(datetime, tag[1:]).fromisoformat(str(inner))
+        if tag == "$timedelta":
+            import datetime
+
+            return datetime.timedelta(*items())
+        if tag == "$deque":
+            import collections
+
+            return collections.deque(items())
+        if tag == "$counter":
+            import collections
+
+            return collections.Counter(dict(pairs()))
+        if tag == "$odict":
+            import collections
+
+            return collections.OrderedDict(pairs())
+        if tag == "$defaultdict":
+            import collections
+
+            factory, content = inner
+            if factory is None or factory in _FACTORIES:
+                factory = None if factory is None else getattr(builtins, factory)
+            elif type(factory) is dict and len(factory) == 1 and "$default" in factory:
+                factory = _Default(self.decode(factory["$default"], depth, not self.from_judge))
+            else:
+                raise TypeError("a defaultdict factory that is neither a builtin's name nor a default value")
+            return collections.defaultdict(factory, pairs(content))
+        if tag == "$callback":
+            if self.callback is None or not self.from_judge or type(inner) is not int:
+                raise WireError("unsupported_value", "a function of the other side")
+            return self.callback(inner)
+        if tag == "$instance":  # an instance of a class both sides define (the task's), by its attributes
+            name, table = inner
+            klass = self.classes.get(str(name))
+            if not self.from_judge or not rebuildable(klass):
+                raise TypeError("not a class of the task")
+            return instance_of(klass, self.decode(table, depth, plain), strict=False)
+        if tag == "$namedtuple":
+            name, fields, values = inner
+            values = [self.decode(v, depth, not self.from_judge) for v in values]
+            return self.namedtuple_class(str(name), tuple(str(f) for f in fields))(*values)
+        if tag == "$enum":
+            name, kind, member, members = inner
+            if type(members) is not list or len(members) > MAX_MEMBERS:
+                raise WireError("unsupported_value", f"an enum of more than {MAX_MEMBERS} members")
+            members = [(n, self.decode(v, depth, not self.from_judge)) for n, v in members]
+            return self.enum_class(str(name), str(kind), members)[str(member)]
+        raise ValueError(f"unknown tag {tag}")
+
+    def namedtuple_class(self, name, fields):
+        """The task's namedtuple of that name and fields, else one of the job's (``namedtuple``
+        itself refuses private, dunder and repeated field names)."""
         import collections
 
-        return collections.deque(items())
-    if tag == "$counter":
-        import collections
+        trusted = self.classes.get(name)
+        if isinstance(trusted, type) and issubclass(trusted, tuple) and _namedtuple_fields(trusted) == fields:
+            return trusted
+        short = name.rpartition(".")[2]
+        return self.cache.get(("namedtuple", name, fields), lambda: collections.namedtuple(
+            short if short.isidentifier() else "value", fields))
 
-        return collections.Counter(dict(pairs()))
-    if tag == "$odict":
-        import collections
+    def enum_class(self, name, kind, members):
+        """The task's enum of that name, else one of the job's, made from public member names
+        only: a dunder, sunder or private name would be a method or a setting of the class, and
+        one its base has (``numerator`` of an IntEnum, read by ``Fraction.__eq__``) would replace it."""
+        import enum
+        import json
 
-        return collections.OrderedDict(pairs())
-    if tag == "$defaultdict":
-        import collections
+        trusted = self.classes.get(name)
+        if isinstance(trusted, type) and _is_enum(trusted):
+            return trusted
+        if kind not in ("", "int", "str"):
+            raise ValueError("an enum of an unknown kind")
+        base = {"int": enum.IntEnum, "str": getattr(enum, "StrEnum", enum.Enum)}.get(kind, enum.Enum)
+        names = [n for n, _ in members]
+        own = set(dir(base))  # a member named like its base's attribute (numerator, upper) would replace it
+        if not all(_public(n) and n not in own for n in names) or len(set(names)) != len(names):
+            raise WireError("unsupported_value", "an enum whose members are not public, distinct names of its own")
+        short = name.rpartition(".")[2]
+        key = ("enum", name, kind, json.dumps([[n, repr(v)] for n, v in members]))
+        return self.cache.get(key, lambda: base(short if short.isidentifier() else "value", members))
 
-        factory, inner = inner
-        if factory is None or factory in _FACTORIES:
-            factory = None if factory is None else getattr(builtins, factory)
-        else:
-            factory = _decode(factory, resolve, depth, counter)
-            if not callable(factory):
-                raise TypeError("a defaultdict factory that is not callable")
-        return collections.defaultdict(factory, pairs())
-    if tag == "$callback":
-        if counter[2] is None or type(inner) is not int:
-            raise WireError("unsupported_value", "a function of the other side")
-        return counter[2](inner)
-    if tag == "$instance":  # an instance of a class both sides define (the task's), by its attributes
-        name, table = inner
-        klass = counter[1].get(str(name))
-        if not rebuildable(klass):
-            raise TypeError("not a class of the task")
-        table = _decode(table, resolve, depth, counter)
-        if type(table) is not dict or not all(type(k) is str for k in table):
-            raise TypeError("not an attribute table")
-        obj = klass.__new__(klass)
-        for key, value in table.items():
-            object.__setattr__(obj, key, value)
-        return obj
-    if tag == "$namedtuple":
-        name, fields, values = inner
-        values = [_decode(v, resolve, depth, counter) for v in values]
-        return _namedtuple_class(counter[1], str(name), tuple(str(f) for f in fields))(*values)
-    if tag == "$enum":
-        name, kind, member, members = inner
-        members = [(str(n), _decode(v, resolve, depth, counter)) for n, v in members[:MAX_MEMBERS]]
-        return _enum_class(counter[1], str(name), str(kind), members)[str(member)]
-    raise ValueError(f"unknown tag {tag}")
+
+def _public(name):
+    return type(name) is str and name.isidentifier() and not name.startswith("_")
+
+
+class _Default:
+    """A defaultdict's factory rebuilt from the value the sender's factory made: a copy per key."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self):
+        import copy
+
+        return copy.deepcopy(self.value)
 
 
 def rebuildable(klass):
@@ -387,6 +522,43 @@ def rebuildable(klass):
 
 
 _BUILTIN_TYPES = frozenset(id(v) for v in vars(builtins).values() if isinstance(v, type))  # once, not per value
+
+
+def instance_of(klass, table, strict=True):
+    """An instance of the task's class ``klass`` holding ``table`` (name -> value), made without
+    running its ``__init__``. ``strict`` (the table came from the candidate): every name is a
+    public one the class does not define, or one it declares (a dataclass field, a slot), and
+    never a dunder: an attribute named like a method (``same``) or a class-level setting
+    (``tolerance``) would replace the task's own in the task's ``__eq__``. The caller decoded the
+    values as plain data (``decode(..., plain=True)``)."""
+    if type(table) is not dict or not all(type(k) is str for k in table):
+        raise WireError("unsupported_value", "not an attribute table")
+    if strict:
+        declared = _declared(klass)
+        for key in table:
+            if not _may_hold(klass, key, declared):
+                raise WireError("unsupported_value", f"an attribute {key[:60]!r} that {_type_name(klass)} does not "
+                                                     "declare, or that would replace one of its own")
+    obj = klass.__new__(klass)
+    for key, value in table.items():
+        object.__setattr__(obj, key, value)
+    return obj
+
+
+def _declared(klass):
+    names = set(getattr(klass, "__dataclass_fields__", None) or ())
+    for base in klass.__mro__:
+        slots = base.__dict__.get("__slots__", ())
+        names.update((slots,) if type(slots) is str else slots)
+    return names - {"__dict__", "__weakref__"}
+
+
+def _may_hold(klass, key, declared):
+    if not key.isidentifier() or (key.startswith("__") and key.endswith("__")):
+        return False
+    if key in declared:
+        return True
+    return not key.startswith("_") and not any(key in base.__dict__ for base in klass.__mro__)
 
 
 def attributes(obj):
@@ -405,38 +577,3 @@ def attributes(obj):
                 with contextlib.suppress(AttributeError):
                     table[slot] = object.__getattribute__(obj, slot)
     return table
-
-
-def _namedtuple_class(classes, name, fields):
-    import collections
-
-    trusted = classes.get(name)
-    if isinstance(trusted, type) and issubclass(trusted, tuple) and _namedtuple_fields(trusted) == fields:
-        return trusted
-    key = ("namedtuple", name, fields)
-    if key not in _REBUILT:
-        _room_for_a_class()
-        short = name.rpartition(".")[2]
-        _REBUILT[key] = collections.namedtuple(short if short.isidentifier() else "value", fields)
-    return _REBUILT[key]
-
-
-def _enum_class(classes, name, kind, members):
-    import enum
-    import json
-
-    trusted = classes.get(name)
-    if isinstance(trusted, type) and _is_enum(trusted):
-        return trusted
-    key = ("enum", name, kind, json.dumps([[n, repr(v)] for n, v in members]))
-    if key not in _REBUILT:
-        _room_for_a_class()
-        base = {"int": enum.IntEnum, "str": getattr(enum, "StrEnum", enum.Enum)}.get(kind, enum.Enum)
-        short = name.rpartition(".")[2]
-        _REBUILT[key] = base(short if short.isidentifier() else "value", members)
-    return _REBUILT[key]
-
-
-def _room_for_a_class():
-    if len(_REBUILT) >= MAX_CLASSES:
-        raise WireError("unsupported_value", f"values of more than {MAX_CLASSES} distinct rebuilt classes")
