@@ -14,7 +14,8 @@ What every container guarantees:
   /judge (the judge's, mode 0700) and /shared (a paired job's shared directory, the
   judge's, mode 0711: ``REWARDSMITH_SHARED_DIR`` on both sides), each capped in size and
   inodes and emptied after every job; pids, memory and CPU limits;
-  no-new-privileges; a private IPC namespace with ``kernel.shm_rmid_forced=1``, and the
+  no-new-privileges; no log on the host (log driver ``none``: a job's output reaches the host
+  only as its result, never the engine's log files); a private IPC namespace with ``kernel.shm_rmid_forced=1``, and the
   runner removes any message queue or semaphore set a job left (the container is then
   replaced).
 * uids: the runner is root with every capability dropped except SETUID and SETGID;
@@ -45,7 +46,7 @@ from typing import Any
 from rewardsmith.sandbox.backend import SCORER_SITE, ConcurrentBatches, image_name
 from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.sandbox.job import ExecResult, Job
-from rewardsmith.sandbox.runner import HEADER, PRELOAD_HOME
+from rewardsmith.sandbox.runner import HEADER, POST_JOB_S, PRELOAD_HOME
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text()
 # Each container runs as its own unprivileged uid: RLIMIT_NPROC counts processes per uid
@@ -54,8 +55,12 @@ RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text()
 UID_RANGE = range(20000, 60000)
 CAPABILITIES = ("SETUID", "SETGID")  # the runner's, and only the runner's (see _Container)
 LABEL = "rewardsmith.sandbox"
-_GRACE_S = 5.0  # beyond a job's wall limit, how long we wait for the runner itself
+# Beyond a job's wall limit, how long we wait for the runner itself: its own bound on the work after a
+# job (POST_JOB_S), and room for its scans and the answer's transfer on a starved machine.
+_GRACE_S = POST_JOB_S + 5.0
 _MUX = struct.Struct(">BxxxL")  # docker's stdout/stderr multiplexing header
+LOG_DRIVER = "none"  # the engine keeps no log of a container: what it says is the runner's protocol
+STDERR_KEPT = 64 << 10  # bytes of the runner's own stderr kept for error messages
 
 
 class SandboxUnavailable(RewardsmithError, RuntimeError):
@@ -104,6 +109,10 @@ class _Container:
             nano_cpus=int(cpus * 1e9),
             auto_remove=True,
             ipc_mode="none",
+            # Every job's result crosses the container's stdout (the attached socket, which works
+            # with any log driver): the default json-file driver would also write each one to the
+            # host's disk, for the life of a pooled container. The runner's stderr is kept in memory.
+            log_config={"type": LOG_DRIVER, "config": {}},
         )
         created = api.create_container(
             image,
@@ -157,7 +166,11 @@ class _Container:
             stream, chunk = self._read_mux(deadline)
             if chunk is None:
                 return None
-            (self.buffer if stream == 1 else self.stderr).extend(chunk)
+            if stream == 1:
+                self.buffer.extend(chunk)
+            else:  # only the tail is ever shown: keep the host's memory bounded
+                self.stderr.extend(chunk)
+                del self.stderr[:-STDERR_KEPT]
 
     def _read_mux(self, deadline: float) -> tuple[int, bytes | None]:
         header = self._recv_exact(_MUX.size, deadline)

@@ -47,6 +47,16 @@ class Peer:
     each. The judge's stdout, stderr and exit code are the job's; the candidate's are in
     ``ExecResult.details["candidate"]``. The job ends when the judge exits (the candidate's
     processes are then killed) or at the job's wall-clock limit.
+
+    The candidate's output in the result is what it had written to its pipes when the job ended:
+    what a killed program still held in its own buffers (Python's ``print`` to a pipe, before the
+    exit flush) is lost with it, however soon after its last message the judge exits. So a judge
+    that reports on the candidate's output waits for it first: end-of-file on fd 3 comes once
+    every process holding the candidate's end has closed it, at the latest at its exit (Python
+    flushes its streams before it closes its sockets), and whatever the candidate wrote before is
+    then in the result. Its exit code is its own when it had exited by the end of the job, else
+    that of the kill. Only the judge decides: no grace period, however long, would hold on a
+    machine starved of CPU.
     """
 
     command: list[str]

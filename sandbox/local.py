@@ -73,7 +73,7 @@ from rewardsmith.sandbox.backend import SCORER_SITE, ConcurrentBatches
 from rewardsmith.sandbox.errors import RewardsmithError
 from rewardsmith.sandbox.job import ExecResult, Job
 from rewardsmith.sandbox.limits import Limits
-from rewardsmith.sandbox.runner import SAFE_PATH, SHARED_MODE, read_frame, write_frame
+from rewardsmith.sandbox.runner import POST_JOB_S, SAFE_PATH, SHARED_MODE, read_frame, write_frame
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py")
 # When we are root, each runner gets a uid pair of its own from a range no account uses:
@@ -96,7 +96,9 @@ UNSAFE_ENV = "REWARDSMITH_UNSAFE_LOCAL_SANDBOX"  # "1": run jobs without bubblew
 # World-writable host directories a job could leave files in for the next: swept after each
 # job of an opted-in runner without bubblewrap (as root, where the job's uids are the runner's own).
 SHARED_TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock")
-_GRACE_S = 5.0  # beyond a job's wall limit, how long we wait for the runner itself
+# Beyond a job's wall limit, how long we wait for the runner itself: its own bound on the work after a
+# job (POST_JOB_S), and room for its scans and the answer's transfer on a starved machine.
+_GRACE_S = POST_JOB_S + 5.0
 # Runners are started from one long-lived thread: their PR_SET_PDEATHSIG fires when the
 # *thread* that forked them exits, and run_batch's worker threads come and go.
 _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rewardsmith-local-spawner")

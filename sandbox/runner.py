@@ -41,7 +41,8 @@ What is guaranteed, given the flags the backends pass:
   (``--judge-dir``, emptied like the work directory); one AF_UNIX stream socketpair
   joins them as fd 3 in each (no other fd beyond stdio). The job is the judge's: its
   exit ends the job; the candidate's output and exit code go to
-  ``details["candidate"]``.
+  ``details["candidate"]`` (what it had written by then: a judge that reads them waits
+  for end-of-file on fd 3 first, see ``rewardsmith.sandbox.job.Peer``).
 * A paired job's shared directory (``--shared-dir``): both sides see it at the same path and
   get it as ``REWARDSMITH_SHARED_DIR``. At the job's start it is empty, owned by the judge's
   uid, mode 0711: the candidate can reach what the judge opens to it (a subdirectory chmod'ed
@@ -99,6 +100,15 @@ MQUEUE_DIR = "/dev/mqueue"
 # candidate traverse it but not list it or create anything at its top (the judge's alone).
 SHARED_ENV = "REWARDSMITH_SHARED_DIR"
 SHARED_MODE = 0o711
+# After a job's end (its judge's exit, or its deadline), the most the runner spends before it answers:
+# killing every process of the job (they may fork while it scans), waiting for their exit statuses, and
+# removing what the job left in all of its directories together. A backend waits this long (and a
+# little more) past a job's wall-clock limit before it calls a runner dead: a starved runner that
+# keeps within its own bounds is never mistaken for a broken one.
+KILL_S = 1.0
+REAP_S = 5.0
+CLEANUP_S = 10.0
+POST_JOB_S = KILL_S + REAP_S + CLEANUP_S
 
 
 def _prctl(option: int, value: int) -> None:
@@ -658,22 +668,22 @@ class Runner:
             dirs.append((self.judge_dir, self.judge_as))
         return dirs
 
-    def _empty(self, directory: str, uid: int | None) -> None:
+    def _empty(self, directory: str, uid: int | None, deadline: float | None = None) -> None:
         """Remove what a job left, bounded in time whatever it left (a chain of directories thousands
-        deep, a flood of them): what is still there afterwards makes the runner unclean, and an
-        unclean runner is retired, never reused."""
+        deep, a flood of them), by ``deadline`` (default: CLEANUP_S from now): what is still there
+        afterwards makes the runner unclean, and an unclean runner is retired, never reused."""
         with _as_user(uid):
             if not os.path.isdir(directory):
                 return
             with contextlib.suppress(OSError):
                 os.chmod(directory, 0o700)  # a job may have opened its directory to others
-            deadline = time.monotonic() + CLEANUP_S
+            deadline = time.monotonic() + CLEANUP_S if deadline is None else deadline
             empty_directory(directory, deadline)
             if _listing(directory):  # something resisted (a directory without rwx): open up, retry
                 _bounded(["chmod", "-R", "u+rwx", "--", directory], deadline)
                 empty_directory(directory, deadline)
 
-    def _empty_shared(self) -> None:
+    def _empty_shared(self, deadline: float | None = None) -> None:
         """Empty the shared directory and give it back its mode. Both uids may have left trees
         there, of any mode, inside each other's directories, and the runner has no DAC_OVERRIDE:
         it works as each owner in turn. The judge (the owner, so it can list the top and remove
@@ -699,7 +709,7 @@ class Runner:
                         return  # the common case: nothing to do, no process spawned
             except OSError:
                 return
-            deadline = time.monotonic() + CLEANUP_S
+            deadline = time.monotonic() + CLEANUP_S if deadline is None else deadline
             empty_directory(directory, deadline)
         uids = [owner] + ([self.run_as] if self.run_as != owner else [])
         for _ in range(4):
@@ -782,7 +792,7 @@ class Runner:
         for proc in procs:  # each job process leads its own session and process group
             with _as_user(proc.uid), contextlib.suppress(OSError):
                 os.killpg(proc.pid, signal.SIGKILL)
-        give_up = time.monotonic() + 1.0
+        give_up = time.monotonic() + KILL_S
         while True:  # until no live process of the job is left (one may fork while we scan)
             if self.kill_all and os.geteuid() == 0:
                 for uid in self._job_uids() - {0}:
@@ -800,12 +810,11 @@ class Runner:
 
     def _live_descendants(self) -> list[int]:
         ours = self._ours()
-        return [pid for pid in self._descendants() if pid not in ours and _state(str(pid)) not in ("Z", "X", "")]
+        return [pid for pid in self._descendants() if pid not in ours and _alive(str(pid))]
 
     def _others_alive(self) -> list[int]:
         ours = self._ours()
-        return [int(p) for p in os.listdir("/proc")
-                if p.isdigit() and int(p) not in ours and _state(p) not in ("Z", "X", "")]
+        return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in ours and _alive(p)]
 
     def _reap(self) -> None:
         while True:
@@ -924,8 +933,9 @@ class Runner:
         procs = [side.proc for side in sides if side.proc is not None]
         self._kill_everything(procs)
         self._drain(sides, int(limits["output_bytes"]))
+        reaped_by = time.monotonic() + REAP_S
         for proc in procs:
-            proc.wait(timeout=5)
+            proc.wait(timeout=max(0.0, reaped_by - time.monotonic()))
         if main.proc is not None and any(main.truncated.values()) and reason is None:
             reason = "output_limit"
         usage_after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -933,10 +943,11 @@ class Runner:
         cpu += sum(proc.cpu_s for proc in procs if proc.forked)
         ipc_left = self._sweep_ipc(ipc_before)
         mq_left, mq_confirmed = self._sweep_mqueues(mq_before)
-        shared_left, shared_confirmed = self._sweep_shared_tmp()
+        cleaned_by = time.monotonic() + CLEANUP_S  # one budget for everything the job left, wherever
+        shared_left, shared_confirmed = self._sweep_shared_tmp(cleaned_by)
         for directory, uid in self._directories():
-            self._empty(directory, uid)
-        self._empty_shared()
+            self._empty(directory, uid, cleaned_by)
+        self._empty_shared(cleaned_by)
         result = {
             "status": reason or "ok",
             "exit_code": main.exit_code,
@@ -1112,14 +1123,13 @@ class Runner:
         after = _mqueues(directory)
         return len(left), after is not None and not theirs(after)
 
-    def _sweep_shared_tmp(self) -> tuple[int, bool]:
+    def _sweep_shared_tmp(self, deadline: float) -> tuple[int, bool]:
         """Remove what the job's uids own in the shared temporary directories (and one level
         down, in their world-writable subdirectories such as /tmp/.X11-unix): (how many entries,
         whether none is left). Only meaningful where the job uids are ours alone."""
         if not self.shared_tmp or self.run_as is None:
             return 0, True
         uids = self._job_uids() - {0, os.getuid()}
-        deadline = time.monotonic() + CLEANUP_S
 
         def owned() -> list[tuple[str, int, bool]]:
             found = []
@@ -1168,9 +1178,6 @@ class Runner:
                 leftovers = leftovers or bool(_listing(directory))
         template_ok = self.template is None or self.template.alive
         return not alive and not leftovers and template_ok and self._shared_clean()
-
-
-CLEANUP_S = 10.0  # the most a runner spends removing what one job left
 
 
 def empty_directory(directory: str, deadline: float) -> None:
@@ -1284,6 +1291,21 @@ def _state(pid: str) -> str:
         return stat[stat.rindex(b")") + 2 :].split()[0].decode()
     except (OSError, ValueError, IndexError):
         return ""
+
+
+def _alive(pid: str) -> bool:
+    """Whether a process may still run code: it exists and is no zombie, or it is a zombie whose
+    thread group still has live threads (a leader that ended with ``pthread_exit`` is a zombie while
+    its other threads go on writing). The runner empties a job's directories only once none is left."""
+    state = _state(pid)
+    if state in ("", "X"):
+        return False
+    if state != "Z":
+        return True
+    try:
+        return len(os.listdir(f"/proc/{pid}/task")) > 1
+    except OSError:
+        return False
 
 
 def _real_uid(pid: int) -> int | None:

@@ -59,6 +59,7 @@ HONEST_JUDGE = (
     "with open(os.path.join(case, 'output.txt')) as handle:\n"
     "    found['output'] = handle.read()\n"
     "print(json.dumps(found))\n"
+    "s.recv(1)\n"  # until the candidate has exited: its output is in the result only then (see Peer)
 )
 HONEST_CANDIDATE = (
     "import json, os, socket\n"
@@ -163,7 +164,7 @@ def test_judge_dir_stays_out_of_the_candidates_reach(backend):
         "    print(type(exc).__name__)\n"
         "s.sendall(b'done')\n"
     )
-    judge = "import os, socket\ns = socket.socket(fileno=3)\ns.sendall(os.getcwd().encode())\ns.recv(4)\n"
+    judge = "import os, socket\ns = socket.socket(fileno=3)\ns.sendall(os.getcwd().encode())\ns.recv(4)\ns.recv(1)\n"
     result = backend.run(pair(candidate, judge))
     assert result.exit_code == 0, result
     if _uids(backend):

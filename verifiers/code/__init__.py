@@ -11,10 +11,12 @@ cases (one fresh process per case, compared on the host with a named checker or 
 checker program), and pytest files. Assert scripts, function calls and pytest files run as
 ONE judged sandbox job per sample: the tests run in a judge process of another user and
 call the solution, loaded in the candidate's process, over a socket in plain data (see
-:mod:`~rewardsmith.verifiers.code.harness`); function-call results are compared here, on
-the host, strictly (:func:`~rewardsmith.verifiers.code.tests.values_equal`). The batch path
-sends every job of every sample to the backend's ``run_batch`` at once; only compiled
-languages and custom checkers need a second (and third) round.
+:mod:`~rewardsmith.verifiers.code.harness`); function-call results are compared on the
+host, strictly (:func:`~rewardsmith.verifiers.code.tests.values_equal`). Everything the host
+does with a job's output (records, returned values, stdout) runs in a killable worker, bounded
+per row in time and memory (:mod:`~rewardsmith.verifiers.code.host`). The batch path sends
+every job of every sample to the backend's ``run_batch`` at once, and their host work to one
+map over the worker pool; only compiled languages and custom checkers need more rounds.
 
 Statuses per test: ``passed``, ``wrong_answer``, ``runtime_error``, ``timeout``,
 ``memory_limit``, ``output_limit``, ``compile_error``, ``unsupported_value`` (the tests
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import dataclasses
 import hashlib
 import json
 import pickle
@@ -41,8 +44,10 @@ from typing import Annotated, Any, Literal
 
 from rewardsmith.sandbox.job import ExecResult, Job, Peer
 from rewardsmith.sandbox.limits import Limits
+from rewardsmith.verifiers.code import host
 from rewardsmith.verifiers.code import names as code_names
 from rewardsmith.verifiers.code.harness import candidate_program, judge_program, prepare_pytest, prepare_script
+from rewardsmith.verifiers.code.host import HostWork
 from rewardsmith.verifiers.code.sandboxed.wire import Classes, WireError, decode, encode
 from rewardsmith.verifiers.code.tests import (
     CHECKERS,
@@ -67,6 +72,7 @@ from rewardsmith.verifiers.core import (
     short,
 )
 from rewardsmith.verifiers.options import Pattern, Range, declare, option
+from rewardsmith.verifiers.pool import Outcome
 from rewardsmith.verifiers.registry import register
 
 SCORES = ("all", "fraction", "first_k")
@@ -88,9 +94,11 @@ _BARE_FRAME = re.compile(r'File "[^"\n]*solution\.py", line \d+\n')
 _FUNCTION_FRAME = re.compile(r'File "[^"\n]*solution\.py", line \d+, in ')
 _WORKDIR_PATH = re.compile(r'File "[^"]*/(solution\.py|solution\.cpp|checker\.py)"')
 
-# A sample's check is a generator: it yields the jobs it needs next and receives their results,
-# and returns its Verdict. The driver batches the jobs of every sample into one run_batch per round.
-Check = Generator[list[Job], list[ExecResult], Verdict]
+# A sample's check is a generator: it yields the jobs it needs next and receives their results, or
+# the host work it needs (parsing and comparing their output) and receives its Outcome; it returns its
+# Verdict. The driver batches the jobs of every sample into one run_batch per round, and their host
+# work into one bounded map over the host's worker pool.
+Check = Generator[list[Job] | HostWork, list[ExecResult] | Outcome, Verdict]
 
 
 CheckerSource = Annotated[str, Pattern(r"[\s\S]*\n[\s\S]*", "the source of a checker program (several lines)")]
@@ -112,7 +120,8 @@ class CodeVerifier(Verifier):
     rounding, capped — so ``return 0.0`` never passes an expected ``1e-12``), ``prepend_prompt`` (``auto``,
     ``true``, ``false``), ``output_bytes`` (per stream per test), ``max_job_s`` (cap on one
     sandbox job: the sum of the per-test limits of a sample), ``compile_timeout_s``,
-    ``python`` (interpreter inside the sandbox).
+    ``python`` (interpreter inside the sandbox), ``host_timeout_s``/``host_memory_mb`` (the bound
+    on the host's work on one row's output, see :mod:`~rewardsmith.verifiers.code.host`).
 
     Holds only configuration (the backend by name), so it pickles. Tests may hand in a
     backend object through the private attribute ``_backend_override`` (not pickled).
@@ -147,6 +156,11 @@ class CodeVerifier(Verifier):
     max_job_s: Annotated[float, Range(gt=0)] = option(60.0, "cap on one sandbox job (the sum of a sample's limits)")
     compile_timeout_s: Annotated[float, Range(gt=0)] = option(30.0, "time limit for compiling (cpp)")
     python: str = option("python3", "the interpreter inside the sandbox")
+    host_timeout_s: Annotated[float, Range(gt=0)] = option(
+        5.0, "time limit of the host's work on one row's output (parsing the judge's records, decoding and "
+             "comparing returned values, checking stdout), in a killable worker; a row over it scores 0")
+    host_memory_mb: Annotated[int, Range(ge=256)] = option(
+        1024, "memory limit (address space) of the worker process doing that work; a row over it scores 0")
 
     def __post_init__(self) -> None:
         self._backend_override: Any = None
@@ -155,6 +169,13 @@ class CodeVerifier(Verifier):
         state = dict(self.__dict__)
         state["_backend_override"] = None
         return state
+
+    def start(self, wait: bool = False) -> None:
+        """Start the host's worker pool (see :meth:`Verifier.start`)."""
+        if wait:
+            host.warm(self.host_memory_mb)
+        else:
+            host.pool(self.host_memory_mb).start()
 
     # -- the batch path ---------------------------------------------------------------
 
@@ -195,16 +216,27 @@ class CodeVerifier(Verifier):
         return get_backend(self.backend)
 
     def _drive(self, checks: Mapping[str, Check]) -> dict[str, Verdict]:
-        """Advance every sample's check in lock-step, one ``run_batch`` per round of jobs."""
+        """Advance every sample's check in lock-step, one ``run_batch`` per round of jobs and one
+        bounded map per round of host work."""
         verdicts: dict[str, Verdict] = {}
         waiting: dict[str, list[Job]] = {}
+        hosting: dict[str, HostWork] = {}
         for key, check in checks.items():
-            self._advance(key, check, None, waiting, verdicts)
-        try:
-            backend = self._backend() if waiting else None
-        except Exception as exc:  # e.g. backend: docker with no engine: error verdicts, not a crash
-            backend = _Unavailable(f"{type(exc).__name__}: {exc}")
-        while waiting:
+            self._advance(key, check, None, waiting, hosting, verdicts)
+        backend = None
+        while waiting or hosting:
+            if hosting:
+                order_host = list(hosting.items())
+                hosting = {}
+                outcomes = host.run([work for _, work in order_host], self.host_timeout_s, self.host_memory_mb)
+                for (key, _), outcome in zip(order_host, outcomes, strict=True):
+                    self._advance(key, checks[key], outcome, waiting, hosting, verdicts)
+                continue
+            if backend is None:
+                try:
+                    backend = self._backend()
+                except Exception as exc:  # e.g. backend: docker with no engine: error verdicts, not a crash
+                    backend = _Unavailable(f"{type(exc).__name__}: {exc}")
             order = list(waiting.items())
             jobs = [job for _, batch in order for job in batch]
             results = _run_batch(backend, jobs)
@@ -219,24 +251,26 @@ class CodeVerifier(Verifier):
             for key, batch in order:
                 part = results[offset: offset + len(batch)]
                 offset += len(batch)
-                self._advance(key, checks[key], part, waiting, verdicts)
+                self._advance(key, checks[key], part, waiting, hosting, verdicts)
         return verdicts
 
     @staticmethod
-    def _advance(key: str, check: Check, results: list[ExecResult] | None, waiting: dict[str, list[Job]],
-                 verdicts: dict[str, Verdict]) -> None:
+    def _advance(key: str, check: Check, sent: list[ExecResult] | Outcome | None, waiting: dict[str, list[Job]],
+                 hosting: dict[str, HostWork], verdicts: dict[str, Verdict]) -> None:
         try:
-            jobs = next(check) if results is None else check.send(results)
+            request = next(check) if sent is None else check.send(sent)
         except StopIteration as stop:
             verdicts[key] = stop.value
             return
         except Exception as exc:
             verdicts[key] = error(f"code verifier failed: {type(exc).__name__}: {exc}")
             return
-        if jobs:
-            waiting[key] = jobs
+        if isinstance(request, HostWork):
+            hosting[key] = request
+        elif request:
+            waiting[key] = request
         else:
-            CodeVerifier._advance(key, check, [], waiting, verdicts)
+            CodeVerifier._advance(key, check, [], waiting, hosting, verdicts)
 
     # -- one sample ---------------------------------------------------------------------
 
@@ -319,11 +353,16 @@ class CodeVerifier(Verifier):
         job = Job(command=[self.python, "-I", "-c", candidate_program()], files={"solution.py": code}, judge=judge,
                   limits=self._limits(wall, output_bytes=self.output_bytes + 4096 * (count + 4)))
         (result,) = yield [job]
-        records = parse_records(result.stdout, nonce)
-        tests = harness_tests(records, result, suite, self.rel_tol, self.abs_tol)
+        outcome = yield HostWork(judged_tests, (nonce, _for_host(result), suite, self.rel_tol, self.abs_tol))
+        tests = self._host_value(outcome)
         if isinstance(tests, Verdict):
             return tests
         return self._verdict(tests, suite, result.wall_s)
+
+    def _host_value(self, outcome: Outcome) -> Any:
+        """What the host work returned, or the verdict of a row whose output hit the host's bounds."""
+        failed = host.failure(outcome, self.host_timeout_s, self.host_memory_mb)
+        return outcome.value if failed is None else failed
 
     # -- stdin/stdout: one process per case, compared here ------------------------------
 
@@ -350,16 +389,12 @@ class CodeVerifier(Verifier):
                         limits=self._limits(self.timeout_s + 1.0)) for case in suite.cases]
         results = yield jobs
         wall += sum(r.wall_s for r in results)
-        tests: list[dict[str, Any]] = []
-        to_check: list[int] = []
-        for i, (case, result) in enumerate(zip(suite.cases, results, strict=True)):
-            status, reason = run_status(result, python=self.language == "python", timeout_s=self.timeout_s)
-            if status == "passed" and checker in CHECKERS:
-                if not check_output(checker, case["output"], result.stdout, self.rel_tol, self.abs_tol):
-                    status, reason = "wrong_answer", f"output differs ({checker} checker)"
-            elif status == "passed":
-                to_check.append(i)
-            tests.append(stdio_result(i, case, status, reason, result))
+        outcome = yield HostWork(stdio_tests, (suite.cases, [_for_host(r) for r in results], checker,
+                                               self.language == "python", self.timeout_s, self.rel_tol, self.abs_tol))
+        checked_here = self._host_value(outcome)
+        if isinstance(checked_here, Verdict):
+            return checked_here
+        tests, to_check = checked_here
         if to_check:
             # The checker also runs on the expected output of each case (the same round): a checker that
             # does not accept it is the row's fault (invalid_input); any other failure is the output's.
@@ -400,6 +435,36 @@ class CodeVerifier(Verifier):
 
 
 # -- pure helpers (host side) -------------------------------------------------------------
+
+
+def _for_host(result: ExecResult) -> ExecResult:
+    """What the host work reads of a result: its own output and status (a paired job's candidate
+    output, in its details, stays behind)."""
+    return dataclasses.replace(result, details={})
+
+
+def judged_tests(nonce: str, result: ExecResult, suite: TestSuite, rel_tol: float = 1e-6,
+                 abs_tol: float | None = None) -> list[dict[str, Any]] | Verdict:
+    """A harness run's per-test results from its output (host work: run bounded, see ``host``)."""
+    return harness_tests(parse_records(result.stdout, nonce), result, suite, rel_tol, abs_tol)
+
+
+def stdio_tests(cases: list[dict[str, Any]], results: list[ExecResult], checker: str, python: bool,
+                timeout_s: float, rel_tol: float = 1e-6,
+                abs_tol: float | None = None) -> tuple[list[dict[str, Any]], list[int]]:
+    """Per-case results of stdin/stdout runs, compared with a named checker; and the cases a custom
+    checker program still has to judge (host work: run bounded, see ``host``)."""
+    tests: list[dict[str, Any]] = []
+    to_check: list[int] = []
+    for i, (case, result) in enumerate(zip(cases, results, strict=True)):
+        status, reason = run_status(result, python=python, timeout_s=timeout_s)
+        if status == "passed" and checker in CHECKERS:
+            if not check_output(checker, case["output"], result.stdout, rel_tol, abs_tol):
+                status, reason = "wrong_answer", f"output differs ({checker} checker)"
+        elif status == "passed":
+            to_check.append(i)
+        tests.append(stdio_result(i, case, status, reason, result))
+    return tests, to_check
 
 
 @lru_cache(maxsize=512)
@@ -657,14 +722,21 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "…"
 
 
+# Only the part of a stream that is shown is searched (plus room for the paths shortened in it): a
+# compiler's stderr may be 64 MiB, and the verifier's own process reads it.
+_SHOWN_ROOM = 4096
+
+
 def _head(text: str, limit: int = 300) -> str:
-    text = _WORKDIR_PATH.sub(r'File "\1"', text.strip())
-    return text if len(text) <= limit else text[:limit] + "…"
+    text = text.strip()
+    shown = _WORKDIR_PATH.sub(r'File "\1"', text[: limit + _SHOWN_ROOM])
+    return shown if len(shown) <= limit and len(text) <= limit + _SHOWN_ROOM else shown[:limit] + "…"
 
 
 def _tail(text: str, limit: int = 300) -> str:
-    text = _WORKDIR_PATH.sub(r'File "\1"', text.strip())
-    return text if len(text) <= limit else "…" + text[-limit:]
+    text = text.strip()
+    shown = _WORKDIR_PATH.sub(r'File "\1"', text[-(limit + _SHOWN_ROOM):])
+    return shown if len(shown) <= limit and len(text) <= limit + _SHOWN_ROOM else "…" + shown[-limit:]
 
 
 def score_tests(tests: list[dict[str, Any]], mode: str, k: int = 1, **details: Any) -> Verdict:
