@@ -142,7 +142,7 @@ def _read(part: list[int], outcome: Any, results: list[Scored | None]) -> tuple[
     for line in outcome.stdout.splitlines():
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if not isinstance(message, dict):
             continue

@@ -47,7 +47,7 @@ from rewardsmith.verifiers.core import (
 from rewardsmith.verifiers.isolated import Scored, ScoreItem, score_isolated
 from rewardsmith.verifiers.json_value import duplicate_key
 from rewardsmith.verifiers.options import NonEmpty, Range, Unique, declare, option
-from rewardsmith.verifiers.reasoning_gym.policy import UNSAFE, squash, stricter_check, tuple_paths
+from rewardsmith.verifiers.reasoning_gym.policy import UNSAFE, grammar_problem, squash, stricter_check, tuple_paths
 from rewardsmith.verifiers.reasoning_gym.survey import FULL
 from rewardsmith.verifiers.registry import register
 
@@ -207,6 +207,9 @@ class ReasoningGymVerifier(Verifier):
                 score=0.0, correct=False, status="ok" if hedge else "no_answer", feedback=why, details=details
             )
         details["answer"] = short(answer, _SHOWN)
+        off_grammar = grammar_problem(name, answer)
+        if off_grammar:
+            return Verdict(score=0.0, correct=False, feedback=off_grammar, details=details)
         if len(answer) > self.max_answer_chars:
             return Verdict(
                 score=0.0,

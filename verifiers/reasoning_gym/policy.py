@@ -13,9 +13,11 @@ Partial credit (0.01 for any answer, 0.05 for a parseable grid, substring ratios
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from rewardsmith.verifiers.reasoning_gym.survey import CHEAT_WORDS, load, pays_cheats
@@ -51,11 +53,58 @@ def stricter_check(dataset: str, answer: str, gold: Any, metadata: Mapping[str, 
         return None if used == wanted else "the expression does not use exactly the puzzle's numbers"
     if not isinstance(gold, str) or not gold.strip():
         return "the row has no gold answer to hold an unsafe scorer's verdict against"
-    return (
-        None
-        if squash(answer, fold=True) == squash(gold, fold=True)
-        else "the answer is not exactly the gold (the scorer is lenient)"
-    )
+    if squash(answer, fold=True) == squash(gold, fold=True) or _same_number(answer, gold) or _same_json(answer, gold):
+        return None
+    return "the answer is not exactly the gold (the scorer is lenient)"
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d{1,3})?(?:/\d+)?")
+
+
+def _same_json(answer: str, gold: str) -> bool:
+    """Whether both are the same JSON document (``[[0,1]]`` for ``[[0, 1]]``), when the gold is one."""
+    if len(answer) > 100_000 or not gold.strip().startswith(("[", "{")):
+        return False
+    try:  # compared as written back (sorted keys, one spacing): so true is not 1, nor 1.0 1
+        return _canonical(json.loads(answer)) == _canonical(json.loads(gold))
+    except (ValueError, RecursionError):
+        return False
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _same_number(answer: str, gold: str) -> bool:
+    """Whether both are one plain number (integer, decimal or a/b) of the same value: ``28080.0`` for
+    ``28080``. The gold decides: only a gold that is a number admits another spelling of it."""
+    a, g = answer.strip(), gold.strip()
+    if not (_NUMBER.fullmatch(a) and _NUMBER.fullmatch(g)) or len(a) > 100 or len(g) > 100:
+        return False
+    try:
+        return Fraction(a) == Fraction(g)
+    except (ValueError, ZeroDivisionError):
+        return False
+
+
+# What an answer to these tasks is, by their own statement ("an arithmetic expression ... using the
+# operators +, -, *, /"): whole numbers, those four operators, parentheses and spaces. Read before
+# any scorer: a float literal (164e0, which the scorer's number count does not see) or a function is
+# not such an answer.
+_ARITHMETIC = re.compile(r"[0-9+\-*/() \t]+")
+ANSWER_GRAMMARS: dict[str, str] = {
+    "puzzle24": "arithmetic",
+    "countdown": "arithmetic",
+}
+
+
+def grammar_problem(dataset: str, answer: str) -> str | None:
+    """Why ``answer`` is not in the grammar of ``dataset``'s answers, or None (also for datasets with none)."""
+    if ANSWER_GRAMMARS.get(dataset) != "arithmetic":
+        return None
+    if _ARITHMETIC.fullmatch(answer) and "**" not in answer and "//" not in answer:
+        return None
+    return "the answer is not an arithmetic expression of whole numbers with + - * / and parentheses"
 
 
 def tuple_paths(dataset: str) -> tuple[str, ...]:

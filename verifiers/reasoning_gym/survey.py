@@ -16,7 +16,8 @@ CI test reruns the survey and requires the same answers. Regenerate after upgrad
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,11 @@ FULL = 1.0 - 1e-9  # some scorers sum fractions (letter_jumble pays 0.9999999999
 
 # Attacks built from the entry's gold (or a known solution), another entry's gold and the question.
 ATTACKS: tuple[str, ...] = (
-    "empty", "wrong", "list", "gold+junk", "junk+gold", "echo", "long", "dupkey", "upper", "spaced",
+    "empty", "wrong", "list", "gold+junk", "junk+gold", "gold+prose", "echo", "long", "dupkey", "prefix",
+    "extended", "doubled", "nan", "nudged", "upper", "spaced",
 )
 # The attacks that must never pay: the last two are spellings of the gold (a scorer may accept them).
-CHEATS: tuple[str, ...] = ATTACKS[:8]
+CHEATS: tuple[str, ...] = ATTACKS[:-2]
 # What each cheat is, in the words of the policy and the docs.
 CHEAT_WORDS: dict[str, str] = {
     "empty": "an empty answer",
@@ -39,6 +41,12 @@ CHEAT_WORDS: dict[str, str] = {
     "echo": "the question repeated",
     "long": "the gold repeated 200 times",
     "dupkey": "a JSON answer giving one key two values",
+    "gold+prose": "the gold followed by a sentence without its letters' case",
+    "prefix": "the first half of the gold",
+    "extended": "the gold with one more item (line, list item or word) after it",
+    "doubled": "the gold's JSON list with its first item twice",
+    "nan": "the gold with every number replaced by nan",
+    "nudged": "the gold with every number moved by 0.5",
 }
 # Answers that create the file ``{marker}`` if some layer evaluates them: Python (what ``eval`` and
 # sympy's parser run), a YAML tag, a pickle (protocol 0 is text).
@@ -74,6 +82,18 @@ def attack(kind: str, gold: str, wrong: str, question: str) -> str | None:
         return " ".join([gold] * 200)
     if kind == "dupkey":
         return _duplicate_key(gold)
+    if kind == "gold+prose":
+        return gold + " — done, it is right"
+    if kind == "prefix":
+        return _prefix(gold)
+    if kind == "extended":
+        return _extended(gold)
+    if kind == "doubled":
+        return _doubled(gold)
+    if kind == "nan":
+        return _numbers_replaced(gold, lambda number: "nan")
+    if kind == "nudged":
+        return _numbers_replaced(gold, lambda number: str(float(number) + 0.5))
     if kind == "upper":
         return gold.upper() if gold.upper() != gold else gold.lower()
     if kind == "spaced":
@@ -95,6 +115,54 @@ def _duplicate_key(gold: str) -> str | None:
         other = right + 1
     inner = json.dumps(value)[1:]
     return "{" + json.dumps(key) + ": " + json.dumps(other) + ", " + inner
+
+
+def _prefix(gold: str) -> str | None:
+    """The first half of the gold, when that is not the same number written shorter ("1" of "1.0")."""
+    half = gold[: len(gold) // 2]
+    if len(gold.strip()) < 2 or not half.strip():
+        return None
+    try:
+        return None if float(half) == float(gold) else half
+    except ValueError:
+        return half
+
+
+def _extended(gold: str) -> str | None:
+    """The gold with one more item in its own layout: its last line, list item or word again."""
+    text = gold.rstrip()
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if isinstance(value, list) and value:
+        return json.dumps([*value, value[-1]])
+    for separator in ("\n", ", ", ",", " "):
+        if separator in text:
+            return text + separator + text.rsplit(separator, 1)[-1]
+    return None
+
+
+def _doubled(gold: str) -> str | None:
+    try:
+        value = json.loads(gold)
+    except ValueError:
+        return None
+    if not isinstance(value, list) or not value:
+        return None
+    return json.dumps([value[0], *value])
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+
+
+def _numbers_replaced(gold: str, replace: Callable[[str], str]) -> str | None:
+    """The gold with every number in it replaced (None when it holds none)."""
+    if not _NUMBER.search(gold):
+        return None
+    return _NUMBER.sub(lambda m: replace(m.group(0)), gold)
 
 
 def solution(entry: Mapping[str, Any]) -> str:

@@ -61,6 +61,8 @@ HONEST = [
     ("a rational", _parse("Rational(1, 2) + 1/3"), "5/6"),
     ("sympy's unevaluated parse (compile, then eval)", _parse("2 + 3", evaluate=False), "2 + 3"),
     ("sympify", lambda: str(__import__("sympy").sympify("2*y + y")), "3*y"),
+    ("elementary functions and constants", _parse("atan(x) + log(x) + cosh(x) + Abs(x) + E + I"),
+     "log(x) + cosh(x) + Abs(x) + atan(x) + E + I"),
     ("a list literal", lambda: eval("[[1, 2], [3, -4.5]]"), [[1, 2], [3, -4.5]]),
     ("strings, tuples, sets, dicts", lambda: eval("('a', {'k': [True, None]}, {1, 2})"),
      ("a", {"k": [True, None]}, {1, 2})),
@@ -104,6 +106,11 @@ ATTACKS = [
     ("sympy's parser with exec", _parse("exec('import os')")),
     ("sympy's parser with attribute access", _parse("Symbol('x').__class__")),
     ("sympify with a builtin", lambda: __import__("sympy").sympify("open('/dev/null')")),
+    ("sympy's integral, left for the scorer to undo", _parse("Integral(x**2, x)")),
+    ("sympy's CAS doing the task", _parse("expand((x + 1)*(x - 2))")),
+    ("a number written without digits", _parse("factorial(floor(pi) + sign(x))")),
+    ("sympy's file writer", _parse("preview(x, viewer='file', filename='out.png')")),
+    ("sympy's code generator", _parse("lambdify(x, x)")),
     ("a pickle that calls a function", lambda: pickle.loads(b"cos\ngetcwd\n(tR.")),
     ("a YAML tag that calls a function",
      lambda: __import__("yaml").load("!!python/object/apply:os.getcwd []", Loader=__import__("yaml").UnsafeLoader)),
@@ -123,6 +130,10 @@ def test_names_are_allowed_by_what_they_are_not_what_they_are_called():
     import sympy
 
     assert guard.allowed(sympy.sin) and guard.allowed(sympy.Integer(2)) and guard.allowed(3)
+    assert guard.allowed(sympy.Symbol("C")) and guard.allowed(sympy.pi) and guard.allowed(sympy.Rational)
     assert guard.allowed(builtins.abs) and not guard.allowed(builtins.open) and not guard.allowed(builtins.exec)
     assert not guard.allowed(os.system) and not guard.allowed(os)
     assert not guard.allowed(lambda: 1)  # a function of ours, whatever its name
+    for operation in (sympy.integrate, sympy.Integral, sympy.expand, sympy.factorial, sympy.floor, sympy.preview,
+                      sympy.lambdify, sympy.sympify, sympy.Function):
+        assert not guard.allowed(operation), operation

@@ -254,9 +254,9 @@ def test_the_gym_command_writes_rows_the_reward_scores(tmp_path):
 
 
 def test_an_answer_that_blows_up_the_scorer_is_killed_at_the_time_limit(rows):
-    """puzzle24's scorer runs sympy's parse_expr on the answer: a power tower never returns."""
+    """simple_integration's scorer runs sympy's parse_expr on the answer: a power tower never returns."""
     limited = build({"type": "reasoning_gym", "workers": 1, "timeout_s": 2})
-    row = rows("puzzle24")[0]
+    row = rows("simple_integration")[0]
     verdicts = limited.verify_batch(
         [
             Sample(prompt=row["prompt"], completion=f"<answer>{a}</answer>", fields=row)
@@ -264,6 +264,10 @@ def test_an_answer_that_blows_up_the_scorer_is_killed_at_the_time_limit(rows):
         ]
     )
     assert [(v.score, v.status) for v in verdicts] == [(0.0, "timeout"), (1.0, "ok")]
+    # An arithmetic task's answer is whole numbers and + - * /: a power is not read at all.
+    row = rows("puzzle24")[0]
+    verdict = limited.verify(Sample(prompt=row["prompt"], completion="<answer>9**9**9**9</answer>", fields=row))
+    assert (verdict.score, verdict.status) == (0.0, "ok") and "arithmetic" in verdict.feedback
 
 
 def test_the_same_answer_in_a_batch_is_scored_once_and_paid_alike(rows, monkeypatch):

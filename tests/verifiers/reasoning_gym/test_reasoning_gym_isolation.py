@@ -286,3 +286,61 @@ def test_the_trl_reward_function_runs_no_answer_on_the_host(rows, tmp_path):
                       answer=[r["answer"] for r in part], metadata=[r["metadata"] for r in part])
     assert got == expected
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture(scope="module")
+def math_rows():
+    require_gym()
+    from rewardsmith.verifiers.reasoning_gym.rows import make_rows
+
+    names = ("puzzle24", "countdown", "simple_integration", "intermediate_integration", "polynomial_multiplication")
+    return {name: make_rows(name, size=3, seed=0) for name in names}
+
+
+def _letting_the_scorer_do_the_task(name: str, row: dict) -> list[str]:
+    """Answers that are not the task's answer but an expression a computer algebra system turns into it."""
+    meta = row["metadata"]
+    if name == "puzzle24":
+        a, b, c, d = meta["numbers"]
+        return [f"factorial(floor(pi) + sign({a}))*sign({b})*sign({c})*sign({d})",
+                f"floor(E)**floor(pi)*floor(pi)*sign({a})*sign({b})*sign({c})*sign({d})",
+                f"24e0 + 0e0*({a} + {b} + {c} + {d})"]
+    if name == "countdown":
+        numbers = json.loads(meta["numbers"]) if isinstance(meta["numbers"], str) else meta["numbers"]
+        return [f"{meta['target']}e0 + 0e0*({' + '.join(map(str, numbers))})",
+                f"{meta['target']}.0 + 0*({' + '.join(map(str, numbers))})"]
+    if name in ("simple_integration", "intermediate_integration"):
+        x = meta["variable"]
+        return [f"Integral({meta['integrand']}, {x}) + C", f"integrate({meta['integrand']}, {x}) + C"]
+    return [f"expand({meta['polynomial_expr']})"]
+
+
+def _honest_spellings(name: str, row: dict) -> list[str]:
+    gold = row["answer"]
+    if name in ("puzzle24", "countdown"):
+        return [f"({gold})", gold.replace(" ", "")]
+    if name in ("simple_integration", "intermediate_integration"):
+        return [gold.replace(" + C", ""), "C + " + gold.replace(" + C", "")]
+    return [" + ".join(reversed(gold.replace(" - ", " + -").split(" + ")))]
+
+
+def test_an_answer_cannot_make_the_scorer_do_the_task(math_rows, backend_name):
+    """The evaluation boundary names no CAS operation (Integral, integrate, expand, factorial, floor, sign)
+    and an arithmetic task's answer is whole numbers and + - * / only; the honest spellings still pay."""
+    verifier = build({"type": "reasoning_gym", "backend": backend_name})
+    samples, expected, labels = [], [], []
+    for name, made in math_rows.items():
+        for row in made:
+            for text in _letting_the_scorer_do_the_task(name, row):
+                samples.append(Sample(prompt=row["prompt"], fields=row, completion=completion(text)))
+                expected.append(0.0)
+                labels.append((name, text))
+            for text in _honest_spellings(name, row):
+                samples.append(Sample(prompt=row["prompt"], fields=row, completion=completion(text)))
+                expected.append(1.0)
+                labels.append((name, text))
+    verdicts = verifier.verify_batch(samples)
+    wrong = [(label, v.score, v.feedback) for label, v, e in zip(labels, verdicts, expected, strict=True)
+             if v.score != e]
+    assert wrong == []
+    assert all(v.status != "error" for v in verdicts)

@@ -10,9 +10,10 @@ text-to-code entry points:
 * ``eval``, ``exec`` and ``compile`` accept only source (or a code object they vetted themselves)
   whose syntax tree is an *expression* of literals, containers, operators, comparisons and
   conditionals, over names that resolve (in the namespace the caller gave, else the builtins) to a
-  value of :func:`allowed` — a plain scalar, one of :data:`PURE_BUILTINS`, or an object defined by
-  :data:`MATH_PACKAGES` — and calls of such names. No attribute access, no subscript, no name with
-  a leading underscore, no lambda, comprehension, f-string, assignment or star. ``exec`` also
+  value of :func:`allowed` — a plain scalar, one of :data:`PURE_BUILTINS`, a sympy symbol or number,
+  or one of sympy's elementary objects in :data:`MATH_NAMES` — and calls of such names. No
+  attribute access, no subscript, no name with a leading underscore, no lambda, comprehension,
+  f-string, assignment or star. ``exec`` also
   accepts imports of modules that are already loaded (sympy's parser runs ``from sympy import *``).
   A name is looked up in the namespace the caller passed; with none, in the builtins only (never
   the caller's frame, which holds the gold).
@@ -27,7 +28,6 @@ from __future__ import annotations
 import ast
 import builtins
 import sys
-import types
 
 # What an answer's expression may call or name among the builtins: pure functions of their
 # arguments and value constructors (no I/O, no introspection, no code, no attribute access).
@@ -36,9 +36,18 @@ PURE_BUILTINS = frozenset({
     "len", "list", "max", "min", "pow", "range", "reversed", "round", "set", "sorted", "str", "sum",
     "tuple", "zip",
 })
-# Packages whose objects an expression may name and call (sympy's parser resolves every function and
-# number of an expression to one of them); checked by the module that defines the object.
-MATH_PACKAGES = ("sympy", "mpmath")
+# The math an answer's expression may name, by sympy's names: numbers, symbols, constants and the
+# elementary functions (what an answer to an arithmetic, algebra or calculus task is written in; Add,
+# Mul and Pow are what the parser writes its operators as with evaluate=False). Not
+# the CAS's operations (integrate, Integral, expand, solve, factorial, floor, sign ...): with those an
+# answer would make the scorer do the task, or write numbers without digits; nor anything else sympy
+# exports (preview writes files, lambdify runs code).
+MATH_NAMES = frozenset({
+    "Integer", "Float", "Rational", "Symbol", "pi", "E", "I", "Add", "Mul", "Pow",
+    "sqrt", "cbrt", "root", "exp", "log", "ln", "Abs",
+    "sin", "cos", "tan", "cot", "sec", "csc", "asin", "acos", "atan", "acot", "asec", "acsc", "atan2",
+    "sinh", "cosh", "tanh", "coth", "sech", "csch", "asinh", "acosh", "atanh", "acoth", "asech", "acsch",
+})
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
 _NODES = (
     ast.Expression, ast.Constant, ast.Name, ast.Load, ast.Tuple, ast.List, ast.Set, ast.Dict,
@@ -52,15 +61,19 @@ class Refused(ValueError):
 
 
 def allowed(value: object) -> bool:
-    """Whether an expression may name ``value``: a scalar, a pure builtin, or a math package's object."""
+    """Whether an expression may name ``value``: a scalar, a pure builtin, a symbol or number of sympy's
+    (an answer's variables), or one of sympy's objects named in :data:`MATH_NAMES` (by identity)."""
     if isinstance(value, _SCALARS):
         return True
     name = getattr(value, "__name__", None)
     if isinstance(name, str) and name in PURE_BUILTINS and getattr(builtins, name, None) is value:
         return True
-    holder = value if isinstance(value, type | types.FunctionType | types.BuiltinFunctionType) else type(value)
-    module = getattr(holder, "__module__", None)
-    return isinstance(module, str) and module.split(".")[0] in MATH_PACKAGES
+    sympy = sys.modules.get("sympy")
+    if sympy is None:
+        return False
+    if isinstance(value, sympy.Symbol | sympy.Number):
+        return True
+    return any(getattr(sympy, math, None) is value for math in MATH_NAMES)
 
 
 def check_expression(tree: ast.Expression, namespaces: tuple[dict, ...]) -> None:

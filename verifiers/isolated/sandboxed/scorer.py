@@ -159,11 +159,28 @@ def score_in_child(score, answer: str, entry: dict, guard: bool, timeout_s: floa
         _, status = os.waitpid(pid, 0)
     if timed_out:
         return {"kind": "timeout", "value": f"the scorer took longer than {timeout_s:g}s"}
-    try:
-        return json.loads(b"".join(chunks))
-    except ValueError:
+    result = _result(b"".join(chunks))
+    if result is None:
         how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit code {os.WEXITSTATUS(status)}"
         return {"kind": "crash", "value": f"the scoring process died ({how}; out of memory?)"}
+    return result
+
+
+def _result(data: bytes):
+    """The child's result if it is one (a float score or a short reason), else None: the child ran an
+    answer's scoring, so what it sends is read as data of one closed shape."""
+    try:
+        message = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or set(message) != {"kind", "value"}:
+        return None
+    kind, value = message["kind"], message["value"]
+    if kind == "score" and type(value) in (int, float):
+        return {"kind": kind, "value": float(value)}
+    if kind == "raised" and type(value) is str:
+        return {"kind": kind, "value": value[:300]}
+    return None
 
 
 def main() -> None:
