@@ -13,6 +13,7 @@ Partial credit (0.01 for any answer, 0.05 for a parseable grid, substring ratios
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections import Counter
@@ -53,7 +54,7 @@ def stricter_check(dataset: str, answer: str, gold: Any, metadata: Mapping[str, 
         return None if used == wanted else "the expression does not use exactly the puzzle's numbers"
     if not isinstance(gold, str) or not gold.strip():
         return "the row has no gold answer to hold an unsafe scorer's verdict against"
-    if squash(answer, fold=True) == squash(gold, fold=True) or _same_number(answer, gold) or _same_json(answer, gold):
+    if _same_text(answer, gold) or _same_number(answer, gold) or _same_literal(answer, gold):
         return None
     return "the answer is not exactly the gold (the scorer is lenient)"
 
@@ -61,14 +62,30 @@ def stricter_check(dataset: str, answer: str, gold: Any, metadata: Mapping[str, 
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d{1,3})?(?:/\d+)?")
 
 
-def _same_json(answer: str, gold: str) -> bool:
-    """Whether both are the same JSON document (``[[0,1]]`` for ``[[0, 1]]``), when the gold is one."""
-    if len(answer) > 100_000 or not gold.strip().startswith(("[", "{")):
+_COMMA = re.compile(r"\s*,\s*")
+
+
+def _same_text(answer: str, gold: str) -> bool:
+    """Whether both say the same, whitespace (runs of it, and around commas) and case aside."""
+    return _COMMA.sub(", ", squash(answer, fold=True)) == _COMMA.sub(", ", squash(gold, fold=True))
+
+
+def _same_literal(answer: str, gold: str) -> bool:
+    """Whether both are the same JSON document or Python literal (``[[0,1]]`` for ``[[0, 1]]``, ``["a"]``
+    for ``['a']``), when the gold is one: compared as written back, so ``true`` is not 1, nor 1.0 1."""
+    if len(answer) > 100_000 or not gold.strip().startswith(("[", "{", "(")):
         return False
-    try:  # compared as written back (sorted keys, one spacing): so true is not 1, nor 1.0 1
-        return _canonical(json.loads(answer)) == _canonical(json.loads(gold))
-    except (ValueError, RecursionError):
+    try:
+        return _canonical(_literal(answer)) == _canonical(_literal(gold))
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         return False
+
+
+def _literal(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return ast.literal_eval(text.strip())
 
 
 def _canonical(value: Any) -> str:

@@ -65,10 +65,32 @@ def test_the_answer_is_the_whole_tag_content(text, expected):
         "<answer>   </answer>",  # empty
         "The answer is 7.",  # not in a tag, and the spec reads only tags
         "".join(f"<answer>{i % 2}</answer>" for i in range(40)),  # spam
+        "<answer>NOPE <answer>7</answer> </answer>",  # a tag reopened: a reader sees both NOPE and 7
+        '<answer>{"0": 1, "0": 2}</answer>',  # one JSON key given two values
     ],
 )
 def test_no_single_committed_answer_is_read(text):
     assert read_answer(text, ("answer_tag",))[0] is None
+
+
+def test_a_reopened_tag_with_nothing_before_it_is_one_answer():
+    assert read_answer("<answer> <answer>7</answer>", ("answer_tag",))[0] == "7"
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "same"),
+    [
+        ("28080.0", "28080", True), ("5/10", "0.5", True), ("1e-3", "0.001", True),
+        ("[[0,1],[1,0]]", "[[0, 1], [1, 0]]", True), ('["-5.2", "3"]', "['-5.2', '3']", True),
+        ("apple,banana", "apple, banana", True), ("APPLE, banana", "apple, banana", True),
+        ("28080.5", "28080", False), ("[true]", "[1]", False), ("[1.0]", "[1]", False),
+        ("apple banana", "apple, banana", False), ("[1, 1]", "[1]", False), ("nan", "0.5", False),
+    ],
+)
+def test_the_exact_check_lets_the_gold_decide_the_spelling(answer, gold, same):
+    from rewardsmith.verifiers.reasoning_gym.policy import stricter_check
+
+    assert (stricter_check("spell_backward", answer, gold, {}) is None) == same
 
 
 def test_other_forms_are_fallbacks_only_when_asked():
