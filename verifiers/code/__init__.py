@@ -535,7 +535,7 @@ def parse_records(stdout: str, nonce: str) -> Records:
             continue
         try:
             data = json.loads(line[len(prefix):])
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, or JSON Python will not read (a 5,000-digit int)
             records.tamper = records.tamper or "tampering: a malformed result record"
             continue
         if not isinstance(data, dict):
@@ -584,6 +584,9 @@ def harness_tests(records: Records, result: ExecResult, suite: TestSuite, rel_to
                          tests=[])
     tests = []
     classes = Classes()  # the row's own: its values' namedtuple and enum classes, never another row's
+    # Every expected value first: the row's own classes come before any the answers bring (which could
+    # otherwise fill the cap and leave an expected value unbuildable, an error the completion caused).
+    expected = [from_dataset(case["expected"], cache=classes) for case in suite.cases] if suite.form == "call" else []
     missing_status = _EXEC_TO_TEST.get(result.status, "runtime_error")
     missing = {"status": missing_status, "reason": _missing_reason(result), "stdout": "", "stderr": ""}
     for k, name in enumerate(records.plan):
@@ -597,7 +600,7 @@ def harness_tests(records: Records, result: ExecResult, suite: TestSuite, rel_to
                 "reason": str(data.get("reason", "")), "stdout": str(data.get("stdout", "")),
                 "stderr": str(data.get("stderr", "")), "time_s": data.get("time_s")}
         if suite.form == "call":
-            _judge_call(test, data, suite.cases[k], rel_tol, abs_tol, classes)
+            _judge_call(test, data, expected[k], rel_tol, abs_tol, classes)
         if test["status"] not in (*TEST_STATUSES, "skipped"):
             test["status"] = "runtime_error"
         tests.append(test)
@@ -623,22 +626,24 @@ def _missing_reason(result: ExecResult) -> str:
     return f"the program exited (exit code {result.exit_code}) before this test finished"
 
 
-def _judge_call(test: dict[str, Any], data: Mapping[str, Any], case: Mapping[str, Any], rel_tol: float,
+def _judge_call(test: dict[str, Any], data: Mapping[str, Any], expected: Any, rel_tol: float,
                 abs_tol: float | None, classes: Classes | None = None) -> None:
-    """Compare a returned value with the expected one, here on the host (the candidate never saw
-    it). Only a ``returned`` record with a value can pass: a bare ``passed`` is not an answer.
-    ``classes``: the row's rebuilt classes, shared by the returned and the expected value (a tagged
-    enum member is the same member on both sides)."""
+    """Compare a returned value with the expected one (the case's, decoded: see :func:`harness_tests`),
+    here on the host (the candidate never saw it). Only a ``returned`` record with a value can pass: a
+    bare ``passed`` is not an answer. ``classes``: the row's rebuilt classes, shared by the returned and
+    the expected value (a tagged enum member is the same member on both sides)."""
     classes = classes if classes is not None else Classes()
     if test["status"] == "passed":
         test["status"], test["reason"] = "wrong_answer", "no value was returned"
     if test["status"] != "returned":
         return
-    expected = from_dataset(case["expected"], cache=classes)  # first: the row's own classes come before the answer's
     try:
         actual = decode(data.get("value"), cache=classes)
     except WireError as exc:
         test["status"], test["reason"] = exc.status, str(exc)
+        return
+    except (ValueError, TypeError, OverflowError, RecursionError, MemoryError) as exc:  # the answer's doing
+        test["status"], test["reason"] = "unsupported_value", f"the returned value cannot be read: {short(str(exc))}"
         return
     test["got"], test["expected"] = short(actual), short(expected)
     if values_equal(actual, expected, rel_tol, abs_tol):

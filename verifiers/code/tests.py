@@ -9,6 +9,7 @@ turned into one :class:`TestSuite` so the verifier has a single path per form.
 from __future__ import annotations
 
 import ast
+import cmath
 import collections
 import decimal
 import enum
@@ -92,6 +93,12 @@ def _parses(source: str) -> bool:
                for node in tree.body)
 
 
+def _ends_in_header(prompt: str, entry_point: str) -> bool:
+    """Whether the prompt's last line opens the entry point's function (``def add(a, b):``)."""
+    last = prompt.rstrip().rsplit("\n", 1)[-1].strip()
+    return re.match(rf"(?:async\s+)?def\s+{re.escape(entry_point)}\s*\(", last) is not None and last.endswith(":")
+
+
 def defines(code: str, name: str) -> bool:
     """Whether ``code`` defines ``name`` at the start of a line (def, async def, class or assignment).
 
@@ -115,6 +122,14 @@ def assemble_code(code: str, prompt: str, entry_point: str | None, prepend: bool
     if prepend is False or not prompt:
         return code, ""
     prompt_ok = _parses(prompt)
+    if not prompt_ok and entry_point and _ends_in_header(prompt, entry_point):
+        # A signature with no docstring ("def add(a, b):") does not parse on its own, yet it is a program
+        # to complete: with a placeholder body it is the prelude (the entry point is the solution's).
+        stub = prompt.rstrip("\n") + "\n    pass\n"
+        if _parses(stub):
+            if prepend is True or not defines(code, entry_point):
+                return prompt + code, stub
+            return stub + "\n\n" + code, stub
     if prepend is True:
         return prompt + code, prompt if prompt_ok else ""
     if not prompt_ok or not entry_point:  # a chat-style prompt in words is never code to run
@@ -424,6 +439,8 @@ def close(actual: complex, expected: complex, rel_tol: float, abs_tol: float | N
     of a problem statement) gets ``max(rel_tol·|expected|, abs_tol)`` everywhere."""
     if actual == expected:
         return True
+    if not cmath.isfinite(expected):  # a tolerance around infinity would take any number: exactly it only
+        return False
     bound = rel_tol * abs(expected)
     if abs_tol is not None:
         bound = max(bound, abs_tol)
@@ -449,14 +466,26 @@ def check_exact(expected: str, actual: str) -> bool:
     return _normalize_newlines(expected).rstrip("\n") == _normalize_newlines(actual).rstrip("\n")
 
 
+# What a reader (and a judge's terminal) takes as spacing and as case: ASCII's. Python's own split()
+# and casefold() also take U+2003 or U+001C as spacing and the Kelvin sign as K, so ``1\u20032`` would
+# be the tokens 1 and 2, and ``ſ`` an s.
+_SPACE = re.compile(r"[ \t\n\r\f\v]+")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def tokens(text: str) -> list[str]:
+    """The ASCII-whitespace-separated tokens of ``text``."""
+    return [t for t in _SPACE.split(text) if t]
+
+
 def check_whitespace(expected: str, actual: str) -> bool:
     """The same whitespace-separated tokens: spacing, blank lines and line breaks do not matter."""
-    return expected.split() == actual.split()
+    return tokens(expected) == tokens(actual)
 
 
 def check_tokens_ci(expected: str, actual: str) -> bool:
-    """The same tokens, ignoring case (``YES`` = ``yes``)."""
-    return [t.casefold() for t in expected.split()] == [t.casefold() for t in actual.split()]
+    """The same tokens, ignoring ASCII case (``YES`` = ``yes``; ``KO`` with a Kelvin sign is not ``KO``)."""
+    return [t.translate(_ASCII_LOWER) for t in tokens(expected)] == [t.translate(_ASCII_LOWER) for t in tokens(actual)]
 
 
 def check_float(expected: str, actual: str, rel_tol: float = 1e-6, abs_tol: float | None = None) -> bool:
@@ -468,7 +497,7 @@ def check_float(expected: str, actual: str, rel_tol: float = 1e-6, abs_tol: floa
     but never more than ``rel_tol`` of ``max(1, |expected|)``, so ``0.333333`` takes ``0.3333333333`` while
     ``3.5`` does not take ``3.54``. A number in the output is a plain decimal (``1e-3``, ``.5``), never
     ``1_000``, ``0x1f`` or ``Infinity`` unless the expected token is that very text."""
-    want, got = expected.split(), actual.split()
+    want, got = tokens(expected), tokens(actual)
     if len(want) != len(got):
         return False
     for w, g in zip(want, got, strict=True):
@@ -491,8 +520,8 @@ def check_float(expected: str, actual: str, rel_tol: float = 1e-6, abs_tol: floa
     return True
 
 
-_INTEGER = re.compile(r"[-+]?\d+\Z")
-_DECIMAL = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\Z")  # linear: no two ways to match
+_INTEGER = re.compile(r"[-+]?[0-9]+\Z")  # ASCII digits: int() and float() also read ٣ and ４
+_DECIMAL = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")  # linear: one way to match
 
 
 def _exactly(token: str, integer: str) -> bool:

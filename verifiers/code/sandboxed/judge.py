@@ -105,7 +105,8 @@ class Candidate:
         self.channel = None
         self.generation = 0
         self.output = {"out": "", "err": "", "out_size": 0, "err_size": 0}
-        self.classes = TaskClasses()  # the task's own classes: values of theirs are rebuilt as theirs
+        self.classes = TaskClasses()  # set-up and prelude classes: the solution's values of theirs are rebuilt
+        self.sendable = TaskClasses()  # those and the tests' own: the tests' values sent as their data
         self.cache = Classes()  # the namedtuple and enum classes this job rebuilt (capped; this job's only)
         self.callbacks = {}  # our functions the solution holds, by number
         self.surroundings = None  # a pytest run: what its tests patch around the solution (Surroundings)
@@ -230,7 +231,7 @@ class Candidate:
         return awaiting(remote) if type_name == "coroutine" else remote
 
     def rebuilt(self, ref, type_name, generation):
-        """An instance of one of the task's own plain classes (a prelude's or the tests' ``Point``),
+        """An instance of one of the task's own plain classes (a set-up's or prelude's ``Point``),
         rebuilt here from its attributes as the task's class, so its ``__eq__``, ``isinstance`` and
         methods are the task's; None when it cannot be from plain data (an attribute that is an
         object of the solution's, or one the class does not allow: see ``wire.instance_of``)."""
@@ -262,7 +263,7 @@ class Candidate:
                     return obj._ref
                 return None
             name = getattr(type(obj), "__name__", None)
-            if type(name) is str and self.classes.get(name) is type(obj) and rebuildable(type(obj)) \
+            if type(name) is str and self.sendable.get(name) is type(obj) and rebuildable(type(obj)) \
                     and self.defined.get(name) == "class":  # the solution rebuilds it as its own class
                 return {"$instance": [name, encode(attributes(obj), keep)]}
             if callable(obj) and not reaches_out(obj):  # a key function, a patched helper: called back
@@ -300,8 +301,12 @@ class Candidate:
 
 
 class TaskClasses:
-    """The task's own classes by name: the set-up's, the prelude's and the tests' own (looked up
-    when a value arrives, so a class the tests define before calling counts too)."""
+    """The task's own classes by name. Two sets of them (see ``Candidate``): what a value *from* the
+    solution may be rebuilt as — the set-up's and the prelude's, the code both processes ran before any
+    test, never a class only the tests define (the solution never had it, so a value "of" it is one the
+    solution made up: its own class of that name, with a tolerance or wildcard attribute the tests'
+    ``__eq__`` would trust) — and what a value the tests send *to* the solution may travel as, which
+    includes the tests' own classes (the solution rebuilds those as its own, or not at all)."""
 
     MODULES = (TESTS_MODULE, "solution", "test_solution")  # the tests' namespace, the prelude's, a pytest file
 
@@ -508,7 +513,7 @@ class Remote:
     def __repr__(self):
         try:
             return str(self._ask("repr"))[:200]
-        except BaseException:
+        except Exception:  # not BaseException: a test's time running out must still end the test
             return f"<{self._type} from the solution>"
 
     def __eq__(self, other):  # even with another stand-in for the same object: the candidate numbers them
@@ -838,7 +843,9 @@ class Judge:
         exec(compile(p.get("setup") or "", "<setup>", "exec", dont_inherit=True), ns)
         if p.get("prelude"):
             exec(compile(p["prelude"], "<prompt>", "exec", dont_inherit=True), ns)
-        self.candidate.classes = TaskClasses(ns)
+        # What the set-up and prelude defined, now: the tests' own classes, defined later in ns, are not.
+        self.candidate.classes = TaskClasses({k: v for k, v in ns.items() if isinstance(v, type)})
+        self.candidate.sendable = TaskClasses(ns)  # live: the classes the tests define as they run count
         for name in p.get("modules") or ():  # used unimported: our own import, never the solution's
             with contextlib.suppress(UnsupportedValue):
                 ns[name] = own_module(name)
@@ -1084,8 +1091,9 @@ def run_pytest(judge):
         with contextlib.suppress(UnsupportedValue):
             types.ModuleType.__setattr__(module, name, own_module(name))
     trusted = [n for n in module.__dict__ if exported(n) and n not in ("__file__", "__all__")]
-    judge.candidate.classes = TaskClasses(module.__dict__, lambda: getattr(sys.modules.get("test_solution"),
-                                                                           "__dict__", None))
+    judge.candidate.classes = TaskClasses(module.__dict__)
+    judge.candidate.sendable = TaskClasses(module.__dict__, lambda: getattr(sys.modules.get("test_solution"),
+                                                                            "__dict__", None))
     module.__all__ = sorted({*trusted, *(n for n in p.get("exported") or () if n in defined and exported(n))})
     sys.modules["solution"] = module
     results, order, collect_errors = {}, [], []

@@ -138,8 +138,8 @@ def encode(value, keep=None, _depth=0):
         return {"$complex": [encode(value.real), encode(value.imag)]}
     if t is bytes or t is bytearray:
         return {"$" + t.__name__: value.hex()}
-    if t is range:
-        return {"$range": [value.start, value.stop, value.step]}
+    if t is range:  # its bounds as ints are (a 5,000-digit stop would be a line no JSON reader takes)
+        return {"$range": [encode(value.start), encode(value.stop), encode(value.step)]}
     if t is type and getattr(builtins, _type_name(value), None) is value:  # int, KeyError: the receiver's own
         return {"$builtin": value.__name__}
     special = _encode_stdlib(value, t, keep, depth)
