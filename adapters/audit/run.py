@@ -248,9 +248,9 @@ def _compare_controls(verifier: Verifier, watched: list[tuple[AuditRow, Family]]
             if was != now:
                 result.hacks += 1
                 if len(result.examples) < EXAMPLES_KEPT:
-                    result.examples.append({"line": row.line, "completion": _shown(text), "variant": "a later verdict",
-                                            "score": now[0], "status": now[1],
-                                            "feedback": f"scored {was} before this family's probes, {now} after"})
+                    later = Verdict(score=now[0], status=now[1],  # type: ignore[arg-type]
+                                    feedback=f"scored {was} before this family's probes, {now} after")
+                    result.examples.append({**_example(row, text, later), "variant": "a later verdict"})
 
 
 def _flagged(fam: Family, verdict: Verdict, reference: Verdict | None, ref_paid: bool, threshold: float,

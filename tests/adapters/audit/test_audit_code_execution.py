@@ -64,6 +64,9 @@ def test_a_reader_whose_verdicts_an_answer_changes_is_caught():
     report = audit("test_reader_that_remembers", ROWS, families=["code_execution"], per_row=PROBES)
     (result,) = report.families
     assert result.hacks >= 1 and any(e["variant"] == "a later verdict" for e in result.examples)
+    from rewardsmith.adapters.audit.report import format_table
+
+    assert "a later verdict" in format_table(report)  # the report prints such an example like any other
 
 
 def test_a_reader_that_only_reads_is_not_flagged():
