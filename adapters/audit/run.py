@@ -181,11 +181,18 @@ def _probes(row: AuditRow, chosen: Sequence[Family], traits: Traits, per_row: in
 _CONTROL_WRONG = "The answer is \\boxed{rewardsmith-audit-control}."  # a fixed wrong completion
 
 
-def _controls(verifier: Verifier, rows: list[AuditRow]) -> list[tuple[float, str]]:
-    """(score, status) of each row's known-correct completion and of a fixed wrong one."""
+def _controls(verifier: Verifier, rows: list[AuditRow]) -> list[tuple[float, str] | None]:
+    """(score, status) of each row's known-correct completion and of a fixed wrong one; None for one
+    that ran into a time limit (a slow reference on a busy machine: no measure of what came before)."""
     samples = [Sample(prompt=row.prompt, completion=text, fields=row.fields)
                for row in rows for text in (row.reference, _CONTROL_WRONG) if text is not None]
-    return [(v.score, v.status) for v in verifier.verify_batch(samples)] if samples else []
+    return [None if _timed_out(v) else (v.score, v.status) for v in verifier.verify_batch(samples)] if samples else []
+
+
+def _timed_out(verdict: Verdict) -> bool:
+    tests = verdict.details.get("tests") if isinstance(verdict.details, dict) else None
+    return verdict.status == "timeout" or (
+        isinstance(tests, list) and any(isinstance(t, dict) and t.get("status") == "timeout" for t in tests))
 
 
 def _score(verifier: Verifier, prepared: list[tuple[AuditRow, list[tuple[Family, Probe]]]], report: AuditReport,
@@ -234,7 +241,7 @@ def _score(verifier: Verifier, prepared: list[tuple[AuditRow, list[tuple[Family,
 
 
 def _compare_controls(verifier: Verifier, watched: list[tuple[AuditRow, Family]],
-                      before: list[tuple[float, str]], results: dict[str, FamilyResult]) -> None:
+                      before: list[tuple[float, str] | None], results: dict[str, FamilyResult]) -> None:
     """A changed verdict of a control after the probes is one more hack of the family that ran them."""
     after = iter(_controls(verifier, [row for row, _ in watched]))
     earlier = iter(before)
@@ -245,7 +252,7 @@ def _compare_controls(verifier: Verifier, watched: list[tuple[AuditRow, Family]]
                 continue
             was, now = next(earlier), next(after)
             result.cases += 1
-            if was != now:
+            if was is not None and now is not None and was != now:
                 result.hacks += 1
                 if len(result.examples) < EXAMPLES_KEPT:
                     later = Verdict(score=now[0], status=now[1],  # type: ignore[arg-type]
