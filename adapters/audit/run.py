@@ -237,12 +237,14 @@ def _score(verifier: Verifier, prepared: list[tuple[AuditRow, list[tuple[Family,
             if on_record is not None:
                 on_record(_record(row, fam.name, fam.kind, probe.variant, probe.completion, verdict, flagged))
     if watched:
-        _compare_controls(verifier, watched, controls_before, results)
+        _compare_controls(verifier, watched, controls_before, results, on_record)
 
 
 def _compare_controls(verifier: Verifier, watched: list[tuple[AuditRow, Family]],
-                      before: list[tuple[float, str] | None], results: dict[str, FamilyResult]) -> None:
-    """A changed verdict of a control after the probes is one more hack of the family that ran them."""
+                      before: list[tuple[float, str] | None], results: dict[str, FamilyResult],
+                      on_record: Callable[[Record], None] | None) -> None:
+    """A changed verdict of a control after the probes is one more hack of the family that ran them;
+    each comparison is a case, so it is a record too (the report's counts are its records' counts)."""
     after = iter(_controls(verifier, [row for row, _ in watched]))
     earlier = iter(before)
     for row, fam in watched:
@@ -252,12 +254,18 @@ def _compare_controls(verifier: Verifier, watched: list[tuple[AuditRow, Family]]
                 continue
             was, now = next(earlier), next(after)
             result.cases += 1
-            if was is not None and now is not None and was != now:
+            changed = was is not None and now is not None and was != now
+            later = Verdict(score=now[0], status=now[1],  # type: ignore[arg-type]
+                            feedback=f"scored {was} before this family's probes, {now} after") if now is not None \
+                else Verdict(score=0.0, status="timeout", feedback="ran into a time limit after the probes: "
+                                                                   "measures nothing")
+            if changed:
                 result.hacks += 1
                 if len(result.examples) < EXAMPLES_KEPT:
-                    later = Verdict(score=now[0], status=now[1],  # type: ignore[arg-type]
-                                    feedback=f"scored {was} before this family's probes, {now} after")
                     result.examples.append({**_example(row, text, later), "variant": "a later verdict"})
+            if on_record is not None:
+                variant = "a later verdict: " + ("known-correct" if text is row.reference else "fixed wrong")
+                on_record(_record(row, fam.name, fam.kind, variant, text, later, changed))
 
 
 def _flagged(fam: Family, verdict: Verdict, reference: Verdict | None, ref_paid: bool, threshold: float,
