@@ -29,6 +29,7 @@ Anything the candidate can cause is one of the first nine; a sandbox error in an
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import dataclasses
 import hashlib
@@ -223,6 +224,9 @@ class CodeVerifier(Verifier):
         hosting: dict[str, HostWork] = {}
         for key, check in checks.items():
             self._advance(key, check, None, waiting, hosting, verdicts)
+        if waiting:  # the host's workers start (import, preload) while the sandbox runs the first round
+            with contextlib.suppress(Exception):  # a pool that cannot start says so when it is used
+                self.start()
         backend = None
         while waiting or hosting:
             if hosting:

@@ -45,8 +45,10 @@ def _apply(item: tuple[Callable[..., Any], tuple[Any, ...]]) -> Any:
 
 
 def pool(memory_mb: int) -> WorkerPool:
-    """The process-wide pool that runs host work under ``memory_mb``."""
-    return shared_pool(memory_mb=memory_mb, preload=PRELOAD)
+    """The process-wide pool that runs host work under ``memory_mb``: one worker (the work is a few
+    milliseconds a batch — 164 HumanEval rows take 20 ms — and a second worker's start-up would take
+    CPU from the sandbox's first round on a small machine; a row that runs long is killed at its bound)."""
+    return shared_pool(1, memory_mb=memory_mb, preload=PRELOAD)
 
 
 def run(works: Sequence[HostWork], timeout_s: float, memory_mb: int) -> list[Outcome]:
