@@ -62,15 +62,11 @@ def prepare_script(tests: str, entry_point: str | None = None) -> dict:
                   for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for n in c.body)
     tree = _CountedAsserts().visit(tree)
     lines = _source_lines(tests)
-    names = []
-    if check_mode:
+    check_names = []
+    if check_mode:  # check's units come after the module's, one per top-level statement but __future__'s
         check = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check")
-        check_names = _mark_units(check, lines)
-    names = _mark_units(tree, lines)
-    if check_mode:
-        names += check_names
-        # check's units come after the module's: renumber the ones inside it.
-        _Renumber(len(names) - len(check_names)).visit(check)
+        check_names = _mark_units(check, lines, first=sum(not _is_future(n) for n in tree.body))
+    names = _mark_units(tree, lines) + check_names
     statements = [ast.unparse(node) for node in tree.body]
     return {"names": names, "check_mode": check_mode, "statements": statements, "budget": len(names) + methods}
 
@@ -108,24 +104,6 @@ class _CountedAsserts:
         return Transformer().visit(tree)
 
 
-class _Renumber:
-    """Add ``offset`` to the unit numbers of the begin/fail/close calls inside a node."""
-
-    def __init__(self, offset):
-        self.offset = offset
-
-    def visit(self, node):
-        import ast
-
-        for call in ast.walk(node):
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in _UNIT_CALLS \
-                    and call.args and isinstance(call.args[0], ast.Constant):
-                call.args[0] = ast.Constant(call.args[0].value + self.offset)
-
-
-_UNIT_CALLS = ("__h_begin", "__h_fail", "__h_close")
-
-
 def _helper(name, *args):
     import ast
 
@@ -140,7 +118,13 @@ def _source_lines(source):
     return [line.encode("utf-8") for line in io.StringIO(source, newline="").readlines()]
 
 
-def _mark_units(target, lines):
+def _is_future(node) -> bool:
+    import ast
+
+    return isinstance(node, ast.ImportFrom) and node.module == "__future__"
+
+
+def _mark_units(target, lines, first=0):
     """Make each top-level statement of ``target`` (a module or ``check``) a unit::
 
         try:
@@ -153,15 +137,16 @@ def _mark_units(target, lines):
 
     ``__h_fail`` records the failure (or, inside another unit, raises it on: a unit is only ever
     a top-level one); ``__h_close`` records the unit's outcome when it did not fail, also when the
-    statement left by ``return``. Returns the units' names (their source, shortened)."""
+    statement left by ``return``. Units are numbered from ``first``. Returns the units' names (their
+    source, shortened)."""
     import ast
 
     names, body = [], []
     for stmt in target.body:
-        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+        if _is_future(stmt):
             body.append(stmt)  # a compiler directive, legal only as the first statement of its code
             continue
-        k = len(names)
+        k = first + len(names)
         segment = _segment(lines, stmt) or ast.unparse(stmt)
         names.append(" ".join(segment.split())[:160])
         handler = ast.ExceptHandler(type=ast.Name(id="BaseException", ctx=ast.Load()), name="__h_exc",
