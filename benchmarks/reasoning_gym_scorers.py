@@ -71,6 +71,9 @@ def write_docs_table(lines: list[str]) -> None:
     DOCS.write_text(pattern.sub(lambda _: block, text), encoding="utf-8")
 
 
+_SCORERS: dict = {}  # per worker process: each dataset's scorer built once, as a host pool keeps them
+
+
 class HostScore:
     """The host-pool reference: reasoning-gym's extraction and scorer in a worker process."""
 
@@ -81,8 +84,10 @@ class HostScore:
         from reasoning_gym.utils import extract_answer
 
         name, entry, completion = item
+        if name not in _SCORERS:
+            _SCORERS[name] = reasoning_gym.get_score_answer_fn(name)
         try:
-            return float(reasoning_gym.get_score_answer_fn(name)(extract_answer(completion), entry))
+            return float(_SCORERS[name](extract_answer(completion), entry))
         except Exception:
             return 0.0
 
