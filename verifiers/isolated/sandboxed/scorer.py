@@ -208,6 +208,7 @@ def main() -> None:
                 scorers[key] = f"cannot build the scorer of {name!r}: {type(exc).__name__}: {str(exc)[:200]}"
     memory_bytes = _address_space() + int(request["memory_mb"]) * (1 << 20)
     gc.freeze()  # the children share these pages: a collection there would copy them all
+    golds: dict[str, dict] = {}  # a row's gold, scored once: was the scorer's raising the answer's doing?
     emit({"ready": True, "version": version})
     for i, item in enumerate(items):
         emit({"start": i})
@@ -219,7 +220,13 @@ def main() -> None:
         entry = with_tuples(item["entry"], item.get("tuples") or [])
         result = score_in_child(score, item["answer"], entry, guard, timeout_s, memory_bytes)
         if result.get("kind") == "raised":  # whose fault: does the scorer read this row at all?
-            gold = score_in_child(score, gold_text(entry.get("answer")), entry, guard, timeout_s, memory_bytes)
+            # Once per row in a job (a GRPO group repeats its row): the gold runs in a fresh child from
+            # the same parent each time, so the answer is the same.
+            row = json.dumps([item["key"], item["entry"], item.get("tuples")], sort_keys=True)
+            if row not in golds:
+                golds[row] = score_in_child(score, gold_text(entry.get("answer")), entry, guard, timeout_s,
+                                            memory_bytes)
+            gold = golds[row]
             if gold.get("kind") != "score":
                 result = {"kind": "bad_row", "value": f"the scorer cannot read this row: {gold.get('value')}"}
         if marker:
