@@ -10,8 +10,9 @@ redefined (every command the reader meets is one it interprets).
 
 ``%`` is a comment inside math and at the start of a line; in prose ("50% of them") Markdown shows it.
 
-The walker costs about 15 ms a kilobyte, so it runs only on completions that hold one of these commands or
-a ``%`` (:data:`TRIGGER` finds where to look; the walker decides).
+The walker costs about 15 ms a kilobyte, so it runs only on completions that hold one of these commands
+(:data:`TRIGGER`) or a ``%`` that starts a line or stands in math: the triggers find where to look, the
+walker decides.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+
+from rewardsmith.verifiers.reading.markdown import math_spans
 
 HIDE = frozenset({"phantom", "hphantom", "vphantom"})
 CROSS_OUT = frozenset({"cancel", "bcancel", "xcancel", "sout", "st", "xout", "cancelto"})
@@ -32,7 +35,8 @@ DEFINE = frozenset({
 })
 INVISIBLE_COLORS = frozenset({"white", "transparent", "none", "bg", "background", "#fff", "#ffffff", "ffffff"})
 _NAMES = "|".join(sorted(HIDE | CROSS_OUT | COLOR | DEFINE | {"iffalse"}, key=len, reverse=True))
-TRIGGER = re.compile(r"\\(?:" + _NAMES.replace("*", r"\*") + r")(?![A-Za-z])|(?<!\\)%")
+TRIGGER = re.compile(r"\\(?:" + _NAMES.replace("*", r"\*") + r")(?![A-Za-z])")
+_PERCENT = re.compile(r"(?<!\\)%")
 _ARGS = {"phantom": 1, "hphantom": 1, "vphantom": 1, "textcolor": 2, "colorbox": 2, "fcolorbox": 3, "cancelto": 2}
 
 
@@ -47,7 +51,7 @@ class LatexReading:
 def read_latex(text: str) -> LatexReading:
     """Where ``text`` (a whole completion, Markdown and LaTeX mixed) hides text in LaTeX, and what it redefines."""
     out = LatexReading()
-    if not TRIGGER.search(text):
+    if not TRIGGER.search(text) and not _comment_possible(text):
         return out
     from pylatexenc.latexwalker import LatexWalker  # the walker is only paid for where LaTeX may hide text
 
@@ -63,6 +67,16 @@ def read_latex(text: str) -> LatexReading:
     _walk(nodes, len(text), out, math)
     _comments(text, math, out)
     return out
+
+
+def _comment_possible(text: str) -> bool:
+    """Whether a ``%`` could be a comment: one at the start of a line, or one inside math."""
+    percents = [m.start() for m in _PERCENT.finditer(text)]
+    if not percents:
+        return False
+    if any(not text[text.rfind("\n", 0, at) + 1 : at].strip() for at in percents):
+        return True
+    return any(a < at < b for a, b in math_spans(text) for at in percents)
 
 
 def _nodes(nodes: Sequence[object] | None) -> list[object]:
