@@ -93,7 +93,7 @@ def read_markdown(text: str) -> MarkdownReading:
             place = _placer(token.content, lines, line_starts, first)
             out.hidden += [(place(a), place(b)) for a, b in _html_hidden(token.content)]
         elif token.type == "inline" and token.children:
-            _inline(token.children, _placer(token.content, lines, line_starts, first), out)
+            _inline(token.children, _placer(token.content, lines, line_starts, first), len(token.content), out)
     # A comment never closed: a browser shows nothing after it (CommonMark would print it; the stricter reading).
     opened = source.rfind("<!--")
     if opened >= 0 and source.find("-->", opened + 4) < 0 and not any(a <= opened < b for a, b in out.hidden):
@@ -127,7 +127,7 @@ def _placer(content: str, lines: list[str], line_starts: list[int], first: int) 
     return place
 
 
-def _inline(children: list[Any], place: Any, out: MarkdownReading) -> None:
+def _inline(children: list[Any], place: Any, length: int, out: MarkdownReading) -> None:
     struck: list[int] = []
     elements: list[tuple[str, int]] = []
     for child in children:
@@ -162,7 +162,7 @@ def _inline(children: list[Any], place: Any, out: MarkdownReading) -> None:
                 if opened_name == name and not any(n == name for n, _ in elements):
                     out.hidden.append((opened, end))
     if elements:  # an element that hides and never closes hides the rest of its paragraph
-        out.hidden.append((elements[0][1], place(len(children) and children[-1].meta.get("span", (0, 0))[1])))
+        out.hidden.append((elements[0][1], place(length)))
 
 
 class _OneTag(HTMLParser):

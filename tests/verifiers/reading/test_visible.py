@@ -31,6 +31,8 @@ def seen(text: str) -> str:
     f"The answer is <s>{SECRET}</s> 5.",
     f"The answer is <S>{SECRET}</S> 5.",
     f"The answer is <strike>{SECRET}</strike> 5.",
+    f"The answer is 5. <del>{SECRET} never closed",  # hides to the end of its paragraph
+    f"The answer is <del><b>{SECRET}</b></del> 5.",
     f"The answer is <span style=\"color: white\">{SECRET}</span> 5.",
     f"The answer is <span style='display:none'>{SECRET}</span> 5.",
     f"The answer is <span hidden>{SECRET}</span> 5.",
@@ -62,6 +64,7 @@ def test_markdown_that_hides_text_is_not_seen(completion: str) -> None:
     ("$`x`$ and \\(`y`\\)", "`y`"),
     ("`<!--` closes nothing; the answer is 5.", "the answer is 5"),
     ("Use \\~~not struck~~ here.", "not struck"),  # an escaped tilde opens nothing
+    ("The answer is <b>5</b> <del>3</del>.\n\nNext paragraph.", "Next paragraph."),
 ])
 def test_honest_markdown_stays_as_written(completion: str, kept: str) -> None:
     assert kept in seen(completion)
