@@ -49,7 +49,8 @@ class MarkdownReading:
 
 def math_spans(text: str) -> list[tuple[int, int]]:
     """Where math segments lie (delimiters included): Markdown does not read inside them. One pass over the
-    delimiters; inline ``$…$`` does not cross a line, and an opener never closed opens nothing."""
+    delimiters; inline ``$…$`` does not cross a line, opens before a non-space and closes after one, not before a
+    digit (Pandoc's rule), and an opener never closed opens nothing."""
     spans: list[tuple[int, int]] = []
     opened: tuple[str, int] | None = None
     for mark in _MATH_MARK.finditer(text):
@@ -60,6 +61,8 @@ def math_spans(text: str) -> list[tuple[int, int]]:
             if token in _CLOSES and not (token == "$" and text[mark.end() : mark.end() + 1].isspace()):
                 opened = (token, mark.start())
         elif token == _CLOSES[opened[0]]:
+            if token == "$" and (text[mark.start() - 1].isspace() or text[mark.end() : mark.end() + 1].isdigit()):
+                continue  # Pandoc's rule: "$5 and $6" closes nothing (a space before, a digit after)
             spans.append((opened[1], mark.end()))
             opened = None
         elif token == "\n" and opened[0] == "$":

@@ -16,6 +16,7 @@ Two steps, kept apart because they apply to different text:
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 
@@ -38,11 +39,19 @@ def is_invisible(char: str) -> bool:
     return (unicodedata.category(char) == "Cf" and ord(char) not in _BIDI) or ord(char) in _BLANK
 
 
+@lru_cache(maxsize=1)
+def invisible_pattern() -> re.Pattern[str]:
+    """One character class of every invisible character (built on first use from the Unicode database of
+    this Python: format characters live in the BMP, the supplementary multilingual plane and plane 14)."""
+    points = [p for block in (range(0x80, 0x20000), range(0xE0000, 0xE1000)) for p in block if is_invisible(chr(p))]
+    return re.compile("[" + "".join(re.escape(chr(p)) for p in points) + "]")
+
+
 def strip_invisible(text: str) -> str:
     """``text`` without the characters that render as nothing (see :func:`is_invisible`)."""
     if text.isascii():
         return text
-    return "".join(ch for ch in text if not is_invisible(ch))
+    return invisible_pattern().sub("", text)
 
 
 def fold(text: str) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rewardsmith.verifiers.reading.latex import read_latex
 from rewardsmith.verifiers.reading.markdown import read_markdown
-from rewardsmith.verifiers.reading.unicode import is_invisible
+from rewardsmith.verifiers.reading.unicode import invisible_pattern
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,8 @@ def visible(source: str) -> Visible:
     covered = list(edits)
     edits += [(s, e, r) for s, e, r in markdown.replaced if not _inside(covered, s)]
     if not source.isascii():
-        edits += [(i, i + 1, "") for i, ch in enumerate(source) if is_invisible(ch) and not _inside(covered, i)]
+        blanks = invisible_pattern().finditer(source)
+        edits += [(m.start(), m.end(), "") for m in blanks if not _inside(covered, m.start())]
     text, pieces, cursor = [], [], 0
     length = 0
     for start, end, replacement in sorted(edits):

@@ -58,6 +58,8 @@ def test_markdown_that_hides_text_is_not_seen(completion: str) -> None:
     ("Answer: <answer>B</answer>", "<answer>B</answer>"),  # other tags stay for the later layers
     ("<think>working</think> The answer is 5.", "<think>working</think>"),
     ("It costs $5 and then $6.", "$5 and then $6"),  # currency, not math
+    ("It costs $5 and $6 % more.", "% more"),  # not math, so the % is a percent sign
+    ("Pay $40 then 25% off, so $30.", "25% off"),
     ("50% of them, so 12.", "50% of them"),  # a percent sign in prose is not a comment
     ("x ~ 5 and a ~single~ tilde", "~single~"),  # a single tilde strikes nothing
     ("$a ~~b~~ c$", "~~b~~"),  # inside math, Markdown reads nothing
