@@ -63,9 +63,8 @@ def read_latex(text: str) -> LatexReading:
     except Exception:  # pylatexenc raises its own errors on pathological input
         out.redefines.append("(unreadable LaTeX)")
         return out
-    math: list[tuple[int, int]] = []
-    _walk(nodes, len(text), out, math)
-    _comments(text, math, out)
+    _walk(nodes, len(text), out)
+    _comments(text, out)
     return out
 
 
@@ -87,7 +86,7 @@ def _end(node: object) -> int:
     return node.pos + node.len  # type: ignore[attr-defined]
 
 
-def _walk(nodes: Sequence[object] | None, group_end: int, out: LatexReading, math: list[tuple[int, int]]) -> None:
+def _walk(nodes: Sequence[object] | None, group_end: int, out: LatexReading) -> None:
     from pylatexenc.latexwalker import LatexEnvironmentNode, LatexGroupNode, LatexMacroNode, LatexMathNode
 
     siblings = _nodes(nodes)
@@ -116,14 +115,13 @@ def _walk(nodes: Sequence[object] | None, group_end: int, out: LatexReading, mat
             elif node.nodeargd is not None:
                 for arg in _nodes(node.nodeargd.argnlist):
                     if hasattr(arg, "nodelist"):
-                        _walk(arg.nodelist, _end(arg) - 1, out, math)
+                        _walk(arg.nodelist, _end(arg) - 1, out)
         elif isinstance(node, LatexMathNode):
-            math.append((node.pos, _end(node) - len(node.delimiters[1])))
-            _walk(node.nodelist, _end(node) - len(node.delimiters[1]), out, math)
+            _walk(node.nodelist, _end(node) - len(node.delimiters[1]), out)
         elif isinstance(node, LatexGroupNode):
-            _walk(node.nodelist, _end(node) - 1, out, math)
+            _walk(node.nodelist, _end(node) - 1, out)
         elif isinstance(node, LatexEnvironmentNode):
-            _walk(node.nodelist, _end(node), out, math)
+            _walk(node.nodelist, _end(node), out)
         i += 1
 
 
@@ -178,13 +176,13 @@ def _iter(node: object) -> Iterator[object]:
         yield from _iter(child)
 
 
-def _comments(text: str, math: list[tuple[int, int]], out: LatexReading) -> None:
-    """Each unescaped ``%`` inside math (``math`` holds each segment's start and content end) hides the rest
-    of its line within the math; one that starts a line
-    (after blanks) hides the line."""
-    for match in re.finditer(r"(?<!\\)%", text):
+def _comments(text: str, out: LatexReading) -> None:
+    """Each unescaped ``%`` inside math (the segments Markdown leaves to math: :func:`math_spans`) hides the
+    rest of its line within the math; one that starts a line (after blanks) hides the line."""
+    segments = [(a, b - (2 if text[a : a + 2] in ("$$", "\\(", "\\[") else 1)) for a, b in math_spans(text)]
+    for match in _PERCENT.finditer(text):
         at = match.start()
-        segment = next(((a, b) for a, b in math if a < at < b), None)
+        segment = next(((a, b) for a, b in segments if a < at < b), None)
         line_end = text.find("\n", at)
         line_end = len(text) if line_end < 0 else line_end + 1
         if segment is not None:

@@ -60,6 +60,7 @@ def test_markdown_that_hides_text_is_not_seen(completion: str) -> None:
     ("It costs $5 and then $6.", "$5 and then $6"),  # currency, not math
     ("It costs $5 and $6 % more.", "% more"),  # not math, so the % is a percent sign
     ("Pay $40 then 25% off, so $30.", "25% off"),
+    ("Pay $40 then 25% off, so $30. \\phantom{x}", "25% off, so $30."),  # the same where the walker runs
     ("50% of them, so 12.", "50% of them"),  # a percent sign in prose is not a comment
     ("x ~ 5 and a ~single~ tilde", "~single~"),  # a single tilde strikes nothing
     ("$a ~~b~~ c$", "~~b~~"),  # inside math, Markdown reads nothing
@@ -106,6 +107,8 @@ def test_entities_inside_code_or_math_are_not_rendered() -> None:
     f"The answer is $\\boxed{{5}}$.\n% \\boxed{{{SECRET}}}",
     f"The answer is $\\boxed{{5}}$.\n   %{SECRET}",
     f"The answer is $\\boxed{{5}} % {SECRET}$.",  # a comment inside math ends at the math
+    f"The answer is $$\\boxed{{5}} % {SECRET}$$.",
+    f"The answer is \\(\\boxed{{5}} % {SECRET}\\).",
     f"The answer is $\\boxed{{5}}$. \\iffalse \\boxed{{{SECRET}}} \\fi",
     f"The answer is $\\boxed{{5}}$. \\iffalse \\boxed{{{SECRET}}}",  # never closed: hides the rest
 ])
