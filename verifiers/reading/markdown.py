@@ -120,7 +120,7 @@ def _placer(content: str, lines: list[str], line_starts: list[int], first: int) 
         cursor += len(piece) + 1
 
     def place(offset: int) -> int:
-        base = starts[0]
+        base = starts[0] if starts else (0, line_starts[min(first, len(line_starts) - 1)])
         for entry in starts:
             if entry[0] > offset:
                 break

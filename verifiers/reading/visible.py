@@ -23,7 +23,8 @@ class Visible:
 
     ``text`` is the visible source (LaTeX and Markdown kept as written); ``pieces`` maps it back: each
     ``(text_start, source_start, length)`` is a run copied verbatim. ``redefines`` names the commands the
-    completion defines or redefines: such a completion has no readable answer (``readable`` is False).
+    completion defines or redefines (or says that a parser could not read it): such a completion has no
+    readable answer (``readable`` is False).
     """
 
     source: str
@@ -47,9 +48,11 @@ class Visible:
 
 def visible(source: str) -> Visible:
     """``source`` as its reader sees it (see the module and docs/reading.md)."""
-    markdown = read_markdown(source)
-    blanked = _blank(source, markdown.hidden)
-    latex = read_latex(blanked)
+    try:
+        markdown = read_markdown(source)
+        latex = read_latex(_blank(source, markdown.hidden))
+    except Exception:  # a parser failing on what a completion wrote: nothing in it can be vouched for
+        return Visible(source, "", (), ("(unreadable markup)",))
     edits = [(s, e, "\n" if "\n" in source[s:e] else " ") for s, e in _union([*markdown.hidden, *latex.hidden])]
     covered = list(edits)
     edits += [(s, e, r) for s, e, r in markdown.replaced if not _inside(covered, s)]

@@ -4,6 +4,8 @@ visible, a redefinition leaves nothing readable, and look-alike characters fold 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rewardsmith.verifiers.reading import fold, readable_text, strip_invisible, visible
 
@@ -232,3 +234,26 @@ def test_plain_text_is_read_as_it_is() -> None:
     reading = visible(text)
     assert reading.text == text
     assert reading.pieces == ((0, 0, len(text)),)
+
+
+# ------------------------------------------------------------------ any text at all
+
+
+_PIECES = ["`", "~~", "~", "$", "$$", "\\(", "\\)", "\\[", "\\]", "<!--", "-->", "<del>", "</del>", "<s>", "[",
+           "](", ")", "![", "&#66;", "&amp;", "%", "\\%", "\n", "\n\n", "    ", "{", "}", "\\phantom", "\\color",
+           "{white}", "\\iffalse", "\\fi", "\\cancel", "\\boxed{5}", "<think>", "</think>", "5", "x", " ", "\u200b",
+           "\u0412", "\u202e", ">", "- ", "```", "<span style='color:white'>", "</span>", "\\\\"]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+def test_any_text_is_read_without_error_and_maps_back(source: str) -> None:
+    """No input makes the reader raise; every kept run is the source verbatim, in order; nothing invisible
+    is left in what is seen."""
+    reading = visible(source)
+    previous_text, previous_source = 0, 0
+    for text_start, source_start, length in reading.pieces:
+        assert reading.text[text_start : text_start + length] == source[source_start : source_start + length]
+        assert text_start >= previous_text and source_start >= previous_source
+        previous_text, previous_source = text_start + length, source_start + length
+    assert strip_invisible(reading.text) == reading.text
