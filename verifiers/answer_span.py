@@ -7,8 +7,9 @@ states it as its answer.
 
 **Where.** Reasoning is not the answer: a ``<think>…</think>`` block (everything up to
 ``</think>`` when the chat template opened it in the prompt; everything after an unclosed
-``<think>``) is never read, nor is what a reader of the rendered text never sees: an HTML
-comment, a code block, ``\\iffalse … \\fi``, a ``%`` comment line, a ``\\phantom``, white text.
+``<think>``) is never read, nor is what a reader of the rendered text never sees
+(:mod:`rewardsmith.verifiers.reading`: code, comments, crossed-out and white text, phantoms, link
+targets, ...); a completion that redefines commands states nothing.
 
 **Which form** (:data:`FORMS`; a spec's ``answer_from`` lists those it reads, strongest first):
 
@@ -42,6 +43,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rewardsmith.verifiers.answer_tags import ANSWER_TAG, answer_tags
+from rewardsmith.verifiers.reading import readable_text
 
 Form = Literal["answer_tag", "boxed", "phrase", "bare"]
 FORMS: tuple[Form, ...] = ("answer_tag", "boxed", "phrase", "bare")
@@ -51,18 +53,6 @@ _WINDOW = 400  # characters after a phrase that may hold its answer
 _OFFER_WINDOW = 120  # characters after a statement where an offered alternative is looked for
 
 _THINK = re.compile(r"<(/?)think\s*>", re.IGNORECASE)
-# What a reader of the rendered completion never sees: an HTML comment, a code block, an \iffalse
-# block (an unclosed one hides the rest), a LaTeX comment line, a phantom, white or transparent text.
-_HIDDEN_BLOCK = re.compile(
-    r"<!--.*?(?:-->|$)|```.*?(?:```|$)|\\iffalse(?![A-Za-z]).*?(?:\\fi(?![A-Za-z])|$)", re.DOTALL
-)
-_COMMENT_LINE = re.compile(r"^[ \t]*%.*$", re.MULTILINE)
-# \phantom{…} and \textcolor{white}{…} hide their argument; \color{white} hides the rest of its group.
-_INVISIBLE = re.compile(
-    r"\\(?:[hv]?phantom|textcolor\s*\{\s*(?:white|transparent)\s*\})\s*(?=\{)"
-    r"|\\color\s*\{\s*(?:white|transparent)\s*\}",
-    re.IGNORECASE,
-)
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _PHRASE = re.compile(
     r"(?:\bfinal\s+answer[*_\s]{0,6}(?:is\b|:)"
@@ -169,8 +159,9 @@ class FinalAnswer:
 
 
 def visible_region(text: str) -> str:
-    """The completion without its reasoning blocks and what a reader never sees (each replaced by a space)."""
-    text = _hide_invisible(_COMMENT_LINE.sub(" ", _HIDDEN_BLOCK.sub(" ", text)))
+    """The completion as its reader sees it (:func:`~rewardsmith.verifiers.reading.readable_text`: nothing, when
+    it redefines commands) without its reasoning blocks."""
+    text = readable_text(text)
     tags = list(_THINK.finditer(text))
     if not tags:
         return text
@@ -186,31 +177,6 @@ def visible_region(text: str) -> str:
     if not inside:
         kept.append(text[cursor:])
     return " ".join(kept)
-
-
-def _hide_invisible(text: str) -> str:
-    """``text`` with invisible LaTeX blanked: a phantom's or a white ``\\textcolor``'s argument, and what
-    follows a white ``\\color`` up to the end of its group (braces matched, linear)."""
-    out, cursor = [], 0
-    for match in _INVISIBLE.finditer(text):
-        if match.start() < cursor:
-            continue
-        out.append(text[cursor : match.start()])
-        i, depth = match.end(), 0 if match.group(0).lower().startswith("\\color") else None
-        if depth is None:  # an argument group follows: skip it whole
-            depth, i = 1, i + 1
-            while i < len(text) and depth:
-                depth += (text[i] == "{") - (text[i] == "}")
-                i += 1
-        else:  # up to the close of the enclosing group, which stays
-            while i < len(text) and depth >= 0:
-                depth += (text[i] == "{") - (text[i] == "}")
-                i += 1
-            i = i - 1 if depth < 0 else i
-        out.append(" ")
-        cursor = i
-    out.append(text[cursor:])
-    return "".join(out)
 
 
 def boxes(text: str) -> list[tuple[int, int, str]]:

@@ -3,9 +3,10 @@
 Splitting extraction from parsing (as Math-Verify does) keeps each testable alone and
 means only short answer spans ever reach the LaTeX parser, never a whole solution.
 
-**Where.** Reasoning is not the answer: a ``<think>…</think>`` block, or everything up to
-``</think>`` when the chat template opened the block in the prompt, is never searched, and
-an unclosed ``<think>`` hides everything after it.
+**Where.** What a reader never sees is never read (:mod:`rewardsmith.verifiers.reading`; a
+completion that redefines commands states nothing). Reasoning is not the answer: a
+``<think>…</think>`` block, or everything up to ``</think>`` when the chat template opened the
+block in the prompt, is never searched, and an unclosed ``<think>`` hides everything after it.
 
 **Which form** (the strongest present decides; ``Extraction.method`` names it):
 
@@ -38,6 +39,7 @@ from itertools import pairwise
 from rewardsmith.verifiers.answer_tags import answer_tags
 from rewardsmith.verifiers.math.prompt import NOTHING_ASKED, Asked, number_value
 from rewardsmith.verifiers.math.units import changes_value, words
+from rewardsmith.verifiers.reading import readable_text
 
 METHODS = ("answer_tag", "boxed", "phrase", "gsm8k", "conclusion", "last_number")
 DEFAULT_METHODS = METHODS[:-1]  # the last-number fallback is opt-in: a number the text mentions is not an answer
@@ -481,7 +483,7 @@ def extract_answer(text: str, last_number: bool = False, methods: Iterable[str] 
     """The final answer a completion states, or None when it states none. The last-number fallback
     runs only with ``last_number`` (and never takes a number ``asked`` says the prompt gives)."""
     methods = tuple(m for m in methods if last_number or m != "last_number")
-    region = visible_text(answer_region(text))
+    region = answer_region(readable_text(text))  # what a reader sees, then where the answer may be
     if "answer_tag" in methods:
         tags = answer_tags(region)
         if tags:
@@ -510,28 +512,6 @@ def extract_answer(text: str, last_number: bool = False, methods: Iterable[str] 
         if number is not None:
             return Extraction((number,), "last_number")
     return None
-
-
-# What a reader of the rendered completion never sees: an HTML comment, an \iffalse block, a code
-# block (code, not a stated answer); an unclosed one hides the rest. A line that starts with % is
-# a LaTeX comment (a % inside a line is prose: "50% of them").
-_HIDDEN = re.compile(r"<!--|\\iffalse(?![A-Za-z])|```")
-_HIDDEN_END = {"<!--": re.compile(r"-->"), "```": re.compile(r"```"), "\\iffalse": re.compile(r"\\fi(?![A-Za-z])")}
-_COMMENT_LINE = re.compile(r"^[ \t]*%.*$", re.MULTILINE)
-
-
-def visible_text(text: str) -> str:
-    """``text`` without what a reader never sees, in one pass."""
-    text = _COMMENT_LINE.sub(" ", text)
-    kept, cursor = [], 0
-    while (hidden := _HIDDEN.search(text, cursor)) is not None:
-        kept.append(text[cursor : hidden.start()])
-        end = _HIDDEN_END[hidden.group(0)].search(text, hidden.end())
-        if end is None:
-            return " ".join(kept)
-        cursor = end.end()
-    kept.append(text[cursor:])
-    return " ".join(kept)
 
 
 # Around a last number, words that make it something other than an answer: a negation, a condition,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from rewardsmith.verifiers import Sample, build
-from rewardsmith.verifiers.math.extract import visible_text
 from rewardsmith.verifiers.math.markup import shown
+from rewardsmith.verifiers.reading import readable_text
 
 MATH = build({"type": "math", "workers": 0})
 
@@ -74,5 +74,5 @@ def test_shown_and_visible_text_are_what_a_reader_sees() -> None:
     assert shown(r"\phantom{17}") == ""
     assert shown(r"\textbf{\frac{1}{2}}") == r"\frac{1}{2}"
     assert shown(r"\textcolor{red}{5}") == "5"
-    assert "17" not in visible_text("a <!-- 17 --> b \\iffalse 17 \\fi c")
-    assert visible_text("a <!-- x --> b") .split() == ["a", "b"]
+    assert "17" not in readable_text("a <!-- 17 --> b \\iffalse 17 \\fi c")
+    assert readable_text("a <!-- x --> b").split() == ["a", "b"]

@@ -1,0 +1,267 @@
+"""What Markdown hides, read by markdown-it-py (CommonMark, with ``~~strikethrough~~``), not by patterns.
+
+A reader of the rendered completion does not take as stated: code (fenced and indented blocks, code spans:
+code is not an answer), HTML comments, crossed-out text (``~~x~~``, ``<del>``, ``<s>``, ``<strike>``), HTML
+that does not render (``<script>``, ``<style>``, ``<template>``, elements with ``hidden`` or a style that
+hides them: ``display:none``, ``visibility:hidden``, white or transparent colour, zero opacity or size), a
+link's target (its text is shown), an image (its alt text shows only where the image fails to load). An
+HTML entity is read as the character it renders (``&#66;`` is ``B``). Other HTML tags (``<think>``,
+``<answer>``) stay in the source for the later layers.
+
+Math is masked before parsing (``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``), as Markdown renderers with
+math do: Markdown never reads inside it, and LaTeX escapes there stay LaTeX.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from html.parser import HTMLParser
+from typing import Any
+
+_MATH_MARK = re.compile(r"\\[$\\]|\$\$|\$|\\[()\[\]]|\n")
+_CLOSES = {"$$": "$$", "$": "$", "\\(": "\\)", "\\[": "\\]"}
+# Where Markdown may hide or re-spell something (code, ~~, a comment, an element that hides, an entity, a link's
+# target or reference, an indented block): the parser runs only on a completion that has one; it decides.
+TRIGGER = re.compile(
+    r"`|~~|<!--|<(?:del|s|strike|script|style|template|noscript)\b|<[A-Za-z][^<>]*\b(?:hidden|style)\b"
+    r"|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);|\]\s*[(\[:]|^(?: {4}|\t)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_HIDING_ELEMENTS = frozenset({"del", "s", "strike", "script", "style", "template", "noscript"})
+_HIDING_STYLE = re.compile(
+    r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|(?<![-\w])color\s*:\s*(?:white|transparent|#fff(?:fff)?\b)"
+    r"|opacity\s*:\s*0*(?:\.0*)?\s*(?:;|$)|font-size\s*:\s*0*(?:\.0*)?(?:px|em|rem|pt|%)?\s*(?:;|$)",
+    re.IGNORECASE,
+)
+_REFERENCE = re.compile(r"^[ >]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?\[[^\]]+\]:")
+_VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr", "area", "base", "col", "embed", "source"})
+
+
+@dataclass
+class MarkdownReading:
+    """Source ranges a reader does not see, and ranges that render as other text (an entity)."""
+
+    hidden: list[tuple[int, int]] = field(default_factory=list)
+    replaced: list[tuple[int, int, str]] = field(default_factory=list)
+
+
+def math_spans(text: str) -> list[tuple[int, int]]:
+    """Where math segments lie (delimiters included): Markdown does not read inside them. One pass over the
+    delimiters; inline ``$…$`` does not cross a line, opens before a non-space and closes after one, not before a
+    digit (Pandoc's rule), and an opener never closed opens nothing."""
+    spans: list[tuple[int, int]] = []
+    opened: tuple[str, int] | None = None
+    for mark in _MATH_MARK.finditer(text):
+        token = mark.group(0)
+        if token in ("\\$", "\\\\"):
+            continue  # an escaped dollar is currency; an escaped backslash escapes nothing after it
+        if opened is None:
+            if token in _CLOSES and not (token == "$" and text[mark.end() : mark.end() + 1].isspace()):
+                opened = (token, mark.start())
+        elif token == _CLOSES[opened[0]]:
+            if token == "$" and (text[mark.start() - 1].isspace() or text[mark.end() : mark.end() + 1].isdigit()):
+                continue  # Pandoc's rule: "$5 and $6" closes nothing (a space before, a digit after)
+            spans.append((opened[1], mark.end()))
+            opened = None
+        elif token == "\n" and opened[0] == "$":
+            opened = None
+    return spans
+
+
+def read_markdown(text: str) -> MarkdownReading:
+    """Where the Markdown of ``text`` hides source, and where an entity renders as another character."""
+    out = MarkdownReading()
+    if not TRIGGER.search(text):
+        return out
+    masked = list(text)
+    for start, end in math_spans(text):
+        for i in range(start, end):
+            if masked[i] != "\n":
+                masked[i] = "x"
+    source = "".join(masked)
+    line_starts = [0, *(m.end() for m in re.finditer("\n", source))]
+    lines = source.split("\n")
+    shown_lines: set[int] = set()
+    for token in _parser().parse(source):
+        if token.map is None:
+            continue
+        first, last = token.map
+        if token.type in ("fence", "code_block", "html_block", "inline", "hr"):
+            shown_lines.update(range(first, last))
+        if token.type in ("fence", "code_block"):
+            out.hidden.append((line_starts[first], line_starts[last] if last < len(line_starts) else len(source)))
+        elif token.type == "html_block":
+            place = _placer(token.content, lines, line_starts, first)
+            out.hidden += [(place(a), place(b)) for a, b in _html_hidden(token.content)]
+        elif token.type == "inline" and token.children:
+            _inline(token.children, _placer(token.content, lines, line_starts, first), len(token.content), out)
+    # A comment never closed: a browser shows nothing after it (CommonMark would print it; the stricter reading).
+    opened = source.rfind("<!--")
+    if opened >= 0 and source.find("-->", opened + 4) < 0 and not any(a <= opened < b for a, b in out.hidden):
+        out.hidden.append((opened, len(source)))
+    # A link reference definition ("[r]: http://...") renders as nothing and has no token of its own.
+    for row, line in enumerate(lines):
+        if row not in shown_lines and _REFERENCE.match(line):
+            out.hidden.append((line_starts[row], line_starts[row] + len(line)))
+    return out
+
+
+def _placer(content: str, lines: list[str], line_starts: list[int], first: int) -> Any:
+    """A map from offsets in a block's content to offsets in the source: each content line is the tail of its
+    source line (container markers and indentation stripped)."""
+    starts, cursor = [], 0
+    for k, piece in enumerate(content.split("\n")):
+        row = first + k
+        if row < len(lines):
+            found = lines[row].rfind(piece) if piece else len(lines[row])
+            starts.append((cursor, line_starts[row] + max(found, 0)))
+        cursor += len(piece) + 1
+
+    def place(offset: int) -> int:
+        base = starts[0] if starts else (0, line_starts[min(first, len(line_starts) - 1)])
+        for entry in starts:
+            if entry[0] > offset:
+                break
+            base = entry
+        return base[1] + offset - base[0]
+
+    return place
+
+
+def _inline(children: list[Any], place: Any, length: int, out: MarkdownReading) -> None:
+    struck: list[int] = []
+    elements: list[tuple[str, int]] = []
+    for child in children:
+        span = child.meta.get("span")
+        if span is None:
+            continue
+        start, end = place(span[0]), place(span[1])
+        kind = child.type
+        if kind in ("code_inline", "image"):
+            out.hidden.append((start, end))
+        elif kind == "s_open":
+            struck.append(start)
+        elif kind == "s_close" and struck:
+            out.hidden.append((struck.pop(), end))
+        elif kind == "link_open" and "label_end" in child.meta:
+            out.hidden += [(start, start + 1), (place(child.meta["label_end"]), end)]
+        elif kind == "text_special" and child.info == "entity":
+            out.replaced.append((start, end, child.content))
+        elif kind == "html_inline":
+            raw = child.content
+            if raw.startswith("<!--"):
+                out.hidden.append((start, end))
+                continue
+            tag = _tag(raw)
+            if tag is None:
+                continue
+            name, closing, hides = tag
+            if not closing and (hides or any(n for n, _ in elements)) and name not in _VOID:
+                elements.append((name if hides or elements else "", start))
+            elif closing and elements and elements[-1][0] in (name, ""):
+                opened_name, opened = elements.pop()
+                if opened_name == name and not any(n == name for n, _ in elements):
+                    out.hidden.append((opened, end))
+    if elements:  # an element that hides and never closes hides the rest of its paragraph
+        out.hidden.append((elements[0][1], place(length)))
+
+
+class _OneTag(HTMLParser):
+    """Reads one HTML tag: its name, whether it closes, whether the element hides its content."""
+
+    def read(self, raw: str) -> tuple[str, bool, bool] | None:
+        self.reset()
+        self.found: tuple[str, bool, bool] | None = None
+        self.feed(raw)
+        return self.found
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found = self.found or (tag, False, _hides(tag, attrs))
+
+    def handle_endtag(self, tag: str) -> None:
+        self.found = self.found or (tag, True, tag in _HIDING_ELEMENTS)
+
+
+_ONE_TAG = _OneTag()
+
+
+def _tag(raw: str) -> tuple[str, bool, bool] | None:
+    """A single HTML tag's name, whether it closes, and whether the element hides its content."""
+    return _ONE_TAG.read(raw)
+
+
+def _hides(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
+    values = dict(attrs)
+    return tag in _HIDING_ELEMENTS or "hidden" in values or bool(_HIDING_STYLE.search(values.get("style") or ""))
+
+
+def _html_hidden(content: str) -> list[tuple[int, int]]:
+    """Comments and hiding elements of an HTML block, as offsets into it."""
+    line_starts = [0, *(m.end() for m in re.finditer("\n", content))]
+    hidden: list[tuple[int, int]] = []
+    open_at: list[tuple[str, int]] = []
+
+    class _Block(HTMLParser):
+        def _at(self) -> int:
+            line, col = self.getpos()
+            return line_starts[line - 1] + col
+
+        def handle_comment(self, data: str) -> None:
+            start = self._at()
+            hidden.append((start, start + len(data) + 7))
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag not in _VOID and (open_at or _hides(tag, attrs)):
+                open_at.append((tag, self._at()))
+
+        def handle_endtag(self, tag: str) -> None:
+            if open_at and open_at[-1][0] == tag:
+                _, start = open_at.pop()
+                if not open_at:
+                    end = content.find(">", self._at())
+                    hidden.append((start, len(content) if end < 0 else end + 1))
+
+    parser = _Block(convert_charrefs=True)
+    parser.feed(content)
+    parser.close()
+    if open_at:
+        hidden.append((open_at[0][1], len(content)))
+    return hidden
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    """CommonMark with strikethrough, its inline rules wrapped to record where each token's source lies."""
+    from markdown_it import MarkdownIt
+    from markdown_it.helpers import parseLinkLabel
+
+    md = MarkdownIt("commonmark").enable("strikethrough").disable("text_join")  # keep entities as tokens
+    for name in ("backticks", "strikethrough", "link", "image", "entity", "html_inline"):
+        original = next(r.fn for r in md.inline.ruler.__rules__ if r.name == name)
+        md.inline.ruler.at(name, _recording(original, parseLinkLabel if name == "link" else None))
+    return md
+
+
+def _recording(fn: Any, link_label: Any) -> Any:
+    def rule(state: Any, silent: bool) -> bool:
+        start, count = state.pos, len(state.tokens)
+        ok = fn(state, silent)
+        if ok and not silent:
+            cursor = start
+            for token in state.tokens[count:]:
+                if "span" in token.meta or (token.type == "text" and token.content not in ("~", "~~")):
+                    continue
+                if token.type == "text":  # a strikethrough delimiter: the next run of its length
+                    token.meta["span"] = (cursor, cursor + len(token.content))
+                    cursor += len(token.content)
+                    continue
+                token.meta["span"] = (start, state.pos)
+                if link_label is not None and token.type == "link_open":
+                    pos = state.pos
+                    token.meta["label_end"] = link_label(state, start)
+                    state.pos = pos
+        return ok
+
+    return rule

@@ -1,0 +1,73 @@
+"""Characters as a reader sees them: what renders as nothing is not there, and a look-alike is what it looks like.
+
+Two steps, kept apart because they apply to different text:
+
+* :func:`strip_invisible` removes what renders as nothing (zero-width and format characters, variation
+  selectors, Hangul fillers, tag characters, the soft hyphen, ...); bidi controls stay (they reorder
+  what is shown, so a span holding one is not read as its characters in order). It changes no visible
+  character, so it is safe on LaTeX source: :func:`~rewardsmith.verifiers.reading.visible` applies it to
+  the whole completion.
+* :func:`fold` also applies NFKC and the Unicode TR39 confusable mapping (``disarm``'s table, Unicode 17, folded
+  toward Latin; digits keep their value), so a Cyrillic ``В``, a fullwidth ``Ｂ`` and a mathematical ``𝐁`` are
+  all ``B``, an Arabic-Indic ``٥`` is ``5`` and an Arabic comma is a comma. It rewrites characters a parser
+  interprets (NFKC turns ``x²`` into ``x2``), so it is for labels, keywords and short answers, never for
+  LaTeX source wholesale.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# Code points that render as nothing (or as blank) but are not format characters (category Cf, which is
+# removed whole): combining grapheme joiner, Hangul fillers, the braille blank, variation selectors.
+_BLANK = frozenset(
+    [0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x180B, 0x180C, 0x180D, 0x180F, *range(0xFE00, 0xFE10),
+     *range(0xE0100, 0xE01F0)]
+)
+
+
+# Bidi controls are format characters that do change what is shown: an override reverses the text after it
+# ("\u202e12" shows 21). They are kept, so that a parser that meets one reads nothing rather than the digits.
+_BIDI = frozenset([0x200E, 0x200F, 0x061C, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+
+
+def is_invisible(char: str) -> bool:
+    """Whether ``char`` renders as nothing and changes nothing around it: a format character (zero-width space
+    and joiners, soft hyphen, tag characters, ...) other than a bidi control, a variation selector, a filler."""
+    return (unicodedata.category(char) == "Cf" and ord(char) not in _BIDI) or ord(char) in _BLANK
+
+
+@lru_cache(maxsize=1)
+def invisible_pattern() -> re.Pattern[str]:
+    """One character class of every invisible character (built on first use from the Unicode database of
+    this Python: format characters live in the BMP, the supplementary multilingual plane and plane 14)."""
+    points = [p for block in (range(0x80, 0x20000), range(0xE0000, 0xE1000)) for p in block if is_invisible(chr(p))]
+    return re.compile("[" + "".join(re.escape(chr(p)) for p in points) + "]")
+
+
+def strip_invisible(text: str) -> str:
+    """``text`` without the characters that render as nothing (see :func:`is_invisible`)."""
+    if text.isascii():
+        return text
+    return invisible_pattern().sub("", text)
+
+
+def fold(text: str) -> str:
+    """``text`` as it looks: invisible characters removed, NFKC, then every confusable character replaced by
+    its TR39 prototype in Latin (letters, punctuation), digits of any script by their value. Apply it to both
+    sides of a comparison of labels, keywords or short answers; never to LaTeX source wholesale."""
+    text = strip_invisible(text)
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(str(unicodedata.digit(ch)) if unicodedata.category(ch) == "Nd" else ch for ch in text)
+    return _confusables(text)
+
+
+@lru_cache(maxsize=4096)
+def _confusables(text: str) -> str:
+    from disarm import normalize_confusables  # a compiled table: imported on the first non-ASCII text
+
+    return strip_invisible(normalize_confusables(text, target_script="latin", digit_policy="numeric"))

@@ -1,0 +1,111 @@
+"""The visible source of a completion: what its reader sees, as source text, with a map back to the original.
+
+Markdown decides first (code, comments, crossed-out text, link targets, images), then LaTeX reads what is
+left (comments, ``\\iffalse``, phantoms, white text, crossed-out commands, redefinitions), then characters
+that render as nothing are dropped. Each hidden range becomes one space (a line break where it held one), so
+the words on either side stay apart; an entity becomes the character it renders; everything else is the
+source, verbatim.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+from rewardsmith.verifiers.reading.latex import read_latex
+from rewardsmith.verifiers.reading.markdown import read_markdown
+from rewardsmith.verifiers.reading.unicode import invisible_pattern
+
+
+@dataclass(frozen=True)
+class Visible:
+    """What a reader sees of ``source``.
+
+    ``text`` is the visible source (LaTeX and Markdown kept as written); ``pieces`` maps it back: each
+    ``(text_start, source_start, length)`` is a run copied verbatim. ``redefines`` names the commands the
+    completion defines or redefines (or says that a parser could not read it): such a completion has no
+    readable answer (``readable`` is False).
+    """
+
+    source: str
+    text: str
+    pieces: tuple[tuple[int, int, int], ...]
+    redefines: tuple[str, ...] = ()
+
+    @property
+    def readable(self) -> bool:
+        return not self.redefines
+
+    def source_offset(self, offset: int) -> int:
+        """Where ``text[offset]`` came from in ``source`` (for a character a hidden range or an entity became:
+        the start of that range)."""
+        i = bisect.bisect_right(self.pieces, (offset, float("inf"), 0)) - 1
+        if i < 0:
+            return 0
+        start, source_start, length = self.pieces[i]
+        return source_start + min(offset - start, length)
+
+
+def visible(source: str) -> Visible:
+    """``source`` as its reader sees it (see the module and docs/reading.md)."""
+    try:
+        markdown = read_markdown(source)
+        latex = read_latex(_blank(source, markdown.hidden))
+    except Exception:  # a parser failing on what a completion wrote: nothing in it can be vouched for
+        return Visible(source, "", (), ("(unreadable markup)",))
+    edits = [(s, e, "\n" if "\n" in source[s:e] else " ") for s, e in _union([*markdown.hidden, *latex.hidden])]
+    covered = list(edits)
+    edits += [(s, e, r) for s, e, r in markdown.replaced if not _inside(covered, s)]
+    if not source.isascii():
+        blanks = invisible_pattern().finditer(source)
+        edits += [(m.start(), m.end(), "") for m in blanks if not _inside(covered, m.start())]
+    text, pieces, cursor = [], [], 0
+    length = 0
+    for start, end, replacement in sorted(edits):
+        if start < cursor:
+            continue
+        if start > cursor:
+            pieces.append((length, cursor, start - cursor))
+            text.append(source[cursor:start])
+            length += start - cursor
+        text.append(replacement)
+        length += len(replacement)
+        cursor = end
+    if cursor < len(source):
+        pieces.append((length, cursor, len(source) - cursor))
+        text.append(source[cursor:])
+    return Visible(source, "".join(text), tuple(pieces), tuple(dict.fromkeys(latex.redefines)))
+
+
+def readable_text(source: str) -> str:
+    """The visible text of ``source``, or ``""`` when it redefines commands: then nothing in it can be read as
+    written (the families score that ``no_answer``)."""
+    seen = visible(source)
+    return seen.text if seen.readable else ""
+
+
+def _blank(text: str, ranges: list[tuple[int, int]]) -> str:
+    """``text`` with ``ranges`` overwritten by spaces (line breaks kept): same length, nothing to read there."""
+    if not ranges:
+        return text
+    chars = list(text)
+    for start, end in ranges:
+        for i in range(start, end):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars)
+
+
+def _union(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(r for r in ranges if r[1] > r[0]):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _inside(ranges: list[tuple[int, int, str]], at: int) -> bool:
+    i = bisect.bisect_right(ranges, (at, float("inf"), "")) - 1
+    return i >= 0 and ranges[i][0] <= at < ranges[i][1]
