@@ -46,7 +46,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -56,7 +56,7 @@ from sympy.logic.boolalg import Boolean
 from sympy.matrices import MatrixBase
 
 from rewardsmith.verifiers.math.leniency import Leniency
-from rewardsmith.verifiers.math.parse import Parsed, written_tree
+from rewardsmith.verifiers.math.parse import DEGREE_FACTOR, Parsed, written_tree
 from rewardsmith.verifiers.math.prompt import NOTHING_ASKED, Asked
 
 # A fraction of two integers as LaTeX or plain text writes it: \frac{6}{4}, \frac64, 6/4.
@@ -65,8 +65,9 @@ _FRACTION = re.compile(
     r"\\frac\s*(?:\{" + _INT + r"\}|(\d))\s*(?:\{" + _INT + r"\}|(\d))"
     r"|(?<![\w.\\}^_])(\d+)\s*/\s*(\d+)(?![\d.])"
 )
-_MIXED = re.compile(r"(?<![\d.}])(\d+)\s*\\frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
+_MIXED = re.compile(r"(?<![\d.}])(\d+)\s*\\frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))")
 _SUBSCRIPT = re.compile(r"_")
+_PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _DOUBLE_SIGN = re.compile(r"[-+]\s*[({]?\s*[-+]")  # -(-5), 3 + -2: a sign computed
 _WORDS = re.compile(r"\\(?:text|textrm|textnormal|mathrm|mbox|operatorname)\s*\{[^{}]*[A-Za-z]{2}[^{}]*\}")
 _FACTOR_LIMIT = 10**5  # trial division bound when looking for a perfect-power factor under a root
@@ -167,10 +168,13 @@ def _computed(expr: Any) -> Any:
 def _written(text: str, leniency: Leniency) -> Any:
     """The tree of a value as written, or why it has none (a str). A mixed number ``3\\frac{1}{4}`` is
     one number, read as ``\\frac{13}{4}`` when ``mixed_numbers`` is on (its fraction must be proper)."""
+    if _PLAIN_NUMBER.fullmatch(text):
+        return sympy.Rational(text)  # most answers: a number, no operation to read (and no parse to pay)
+    text = text.replace(DEGREE_FACTOR, r"\cdot\pi")  # a degree is a unit, its π/180 not the answer's sum
     if leniency.mixed_numbers:
         mixed = _MIXED.search(text)
         if mixed:
-            whole, top, bottom = (int(g) for g in mixed.groups())
+            whole, top, bottom = (int(g) for g in mixed.groups() if g is not None)
             if not 0 < top < bottom:
                 return f"the mixed number {mixed.group(0)!r} has an improper fraction"
             text = text[: mixed.start()] + f"\\frac{{{whole * bottom + top}}}{{{bottom}}}" + text[mixed.end() :]
@@ -298,6 +302,8 @@ def _product_factors(expr: Any) -> list[Any]:
 
 def _unreduced_coefficient(product: Any) -> bool:
     """``\\frac{6\\pi}{8}``: whole numbers above and below a fraction bar that share a factor."""
+    if not isinstance(product, sympy.Mul):
+        return False
     top = bottom = 1
     for factor in _product_factors(product):
         if isinstance(factor, sympy.Integer):
@@ -359,11 +365,10 @@ def _tree_not_final(tree: Any, gold_texts: list[str], leniency: Leniency) -> str
             base, exponent = node.args[0], _exponent(node)
             if any(base == b and exponent == e for b, e in _INDETERMINATE_POWERS):
                 return f"the indeterminate form {sympy.sstr(node)}"
-            if (isinstance(exponent, sympy.Rational) and not exponent.is_integer and _reducible_root(base, exponent.q)
-                    and not _gold_has_reducible_root(gold_texts, leniency)):
+            if _unreduced_root(node) and not _gold_writes(gold_texts, leniency, _unreduced_root):
                 return f"the root {sympy.sstr(node)} is not in lowest form (a perfect-power factor)"
         if isinstance(node, sympy.Mul):
-            if _unreduced_coefficient(node) and not _gold_has_unreduced_coefficient(gold_texts, leniency):
+            if _unreduced_coefficient(node) and not _gold_writes(gold_texts, leniency, _unreduced_coefficient):
                 return f"the fraction in {sympy.sstr(node)} is not in lowest terms"
             args = node.args
             if any(a == 0 for a in args) and any(a in (sympy.oo, -sympy.oo, sympy.zoo) for a in args):
@@ -375,26 +380,21 @@ def _tree_not_final(tree: Any, gold_texts: list[str], leniency: Leniency) -> str
     return ""
 
 
-def _gold_has_unreduced_coefficient(gold_texts: list[str], leniency: Leniency) -> bool:
+def _gold_writes(gold_texts: list[str], leniency: Leniency, test: Callable[[Any], bool]) -> bool:
+    """Whether the gold, as written, has a node that passes ``test`` (then the answer may have one too)."""
     for text in gold_texts:
         tree = _written(text, leniency)
-        if isinstance(tree, sympy.Basic) and any(
-                isinstance(node, sympy.Mul) and _unreduced_coefficient(node) for node in sympy.preorder_traversal(tree)):
+        if isinstance(tree, sympy.Basic) and any(test(node) for node in sympy.preorder_traversal(tree)):
             return True
     return False
 
 
-def _gold_has_reducible_root(gold_texts: list[str], leniency: Leniency) -> bool:
-    for text in gold_texts:
-        tree = _written(text, leniency)
-        if isinstance(tree, sympy.Basic):
-            for node in sympy.preorder_traversal(tree):
-                if isinstance(node, sympy.Pow):
-                    base, exponent = node.args[0], _exponent(node)
-                    if isinstance(exponent, sympy.Rational) and not exponent.is_integer and _reducible_root(
-                            base, exponent.q):
-                        return True
-    return False
+def _unreduced_root(node: Any) -> bool:
+    if not isinstance(node, sympy.Pow):
+        return False
+    exponent = _exponent(node)
+    return isinstance(exponent, sympy.Rational) and not exponent.is_integer and _reducible_root(node.args[0],
+                                                                                                exponent.q)
 
 
 def _reducible_root(radicand: Any, index: int) -> bool:

@@ -50,6 +50,7 @@ TRAILING_DEGREES = re.compile(
     r"(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree|\s*\bdegrees?\b|\s*\\(?:text|mathrm)\s*\{\s*degrees?\s*\})\s*$",
     re.IGNORECASE,
 )
+DEGREE_FACTOR = r"\cdot\frac{\pi}{180}"  # what a degree sign inside a formula becomes
 TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![A-Za-z])")
 PERCENT = re.compile(r"\\?%\s*$|\s*\bpercent\s*$", re.IGNORECASE)
 # LaTeX spacing that may sit between a number and its unit: "10\ \text{cm}", "10\,\mathrm{m}".
@@ -748,7 +749,7 @@ def _strip_decorations(text: str, leniency: Leniency) -> tuple[str, bool, bool, 
         degrees, text = True, text[: trailing.start()].strip()  # "30^\circ": a value in degrees
     elif DEGREES.search(text):
         # Inside a formula ("\sin 15^\circ", "2 \cdot 30^\circ") a degree is π/180 of a radian.
-        text = DEGREES.sub(lambda _: r"\cdot\frac{\pi}{180}", text)
+        text = DEGREES.sub(lambda _: DEGREE_FACTOR, text)
     if leniency.units:
         text = _unwrap_text_number(text)
         for pattern in (TEXT_UNITS, WORD_UNITS):

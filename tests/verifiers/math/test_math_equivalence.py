@@ -121,7 +121,8 @@ def test_every_switch_has_a_pair() -> None:
         ({"equation_rhs": False}, "x=2", "x = 2"),
         ({"choices": False}, "(B)", r"\text{(B)}"),
         ({"plain_text": False}, r"\frac{\sqrt{2}}{2}", r"\frac{\sqrt2}{2}"),
-        ({"mixed_numbers": False}, "4/3", r"2\frac{2}{3}"),  # off, it is 2·(2/3)
+        # off, it is 2·(2/3): a product, which answers a number gold only with unsimplified on
+        ({"mixed_numbers": False, "unsimplified": True}, "4/3", r"2\frac{2}{3}"),
     ],
 )
 def test_switch_off_still_accepts_same_answer(off: dict[str, Any], gold: str, answer: str) -> None:

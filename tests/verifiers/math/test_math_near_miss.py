@@ -31,8 +31,11 @@ def test_a_near_miss_on_an_exact_gold_is_wrong(gold: str, answer: str) -> None:
 
 
 def test_approximate_is_the_switch_that_lets_a_near_miss_through() -> None:
-    """Turned on knowingly, ``approximate`` applies the tolerance to exact non-integer golds; integers stay exact."""
-    assert score("\\pi", "\\pi - 10^{-12}", APPROXIMATE) == 1.0
+    """Turned on knowingly, ``approximate`` applies the tolerance to exact non-integer golds; integers stay exact.
+    A near miss written as a computation is not a final form either: that takes ``unsimplified`` too."""
+    assert score("\\pi", "\\pi - 10^{-12}", APPROXIMATE) == 0.0
+    both = build({"type": "math", "workers": 0, "leniency": {"approximate": True, "unsimplified": True}})
+    assert score("\\pi", "\\pi - 10^{-12}", both) == 1.0
     assert score("\\pi", "3.14159265359", APPROXIMATE) == 1.0
     assert score("12", "12.000001", APPROXIMATE) == 0.0
 
