@@ -1,27 +1,30 @@
 """Whether an answer is written in final form: a value the grader need not compute to see.
 
 When the gold is a number or a closed form (no variables: ``221``, ``\\frac{3}{4}``, ``2\\sqrt{3}``,
-``(1, \\frac{\\pi}{2})``, a ratio ``1:2``), an answer that equals it only after the grader computes is the question
-handed back, not an answer: ``\\binom{7}{2}`` for 21, ``\\log_3 81`` for 4, ``13 \\cdot 17`` for 221.
+``(1, \\frac{\\pi}{2})``, a ratio ``1:2``), an answer that equals it only after the grader computes is
+the question handed back, not an answer: ``\\binom{7}{2}`` for 21, ``\\log_3 81`` for 4, ``13 \\cdot 17`` for 221.
 The rule is mechanical. Each value is read twice: as sympy computes it (the ``expr`` the grader
 compares) and as written, parsed without evaluation (:func:`~rewardsmith.verifiers.math.parse.
 written_tree`). The written tree's *operations* are its internal nodes, counted as
 
-* ``add``: a sum of n terms counts n - 1; ``mul``: a product of n factors counts n - 1 (a fraction
-  ``\\frac{a}{b}`` is the product of ``a`` and ``b^{-1}``, one operation); a sign (``-x``) and a
-  fraction of two integers (``\\frac{3}{4}``, ``3/4``) count nothing: they are how numbers are written;
+* ``add``: a sum of n terms counts n - 1; ``mul``: a product of n factors counts n - 1, through
+  nested products (``\\frac{a}{b}`` is ``a`` times ``b^{-1}``); one whole number above the bar and one
+  below are a single factor, the coefficient (``\\frac{2\\pi}{3}`` counts one, ``13 \\cdot 17`` one);
 * ``root`` (a power with a fractional exponent), ``pow`` (any other power), and each function by its
   name (``binomial``, ``log``, ``sin``, ``factorial``, …): one each;
-* tuples, sets, intervals and relations are structure, not operations.
+* one sign (``-x``) and a fraction of two integers (``\\frac{3}{4}``, ``3/4``) count nothing: they are
+  how numbers are written; tuples, sets, intervals and relations are structure, and in a condition
+  on a variable (``|x| \\ge 1`` for an interval) only the numbers count.
 
-An answer equal to the gold is in final form when, for every value it holds:
+The gold's *forms* are the gold as written, its value as sympy writes it (``\\sqrt{8}`` is
+``2\\sqrt{2}``), that value over one denominator, as ``a + bi`` when complex, and in radians for a
+degree gold. An answer equal to the gold is in final form when, for every value it holds:
 
-1. it uses no operation the gold lacks, and no more operations than the gold has, where the gold
-   is taken as written or as sympy writes its value (so ``2\\sqrt{2}`` answers the gold ``\\sqrt{8}``,
-   whose value sympy writes ``2\\sqrt{2}``, and ``\\frac{1}{2}\\pi`` answers ``\\frac{\\pi}{2}``);
+1. it uses no operation that none of the gold's forms has, and no more operations than the largest
+   of them (``2\\sqrt{2}`` answers ``\\sqrt{8}``, ``\\frac{1}{2}\\pi`` answers ``\\frac{\\pi}{2}``);
 2. every fraction of two integers is in lowest terms with a denominator above 1 (``\\frac{2}{4}``,
-   ``\\frac{6}{3}`` are not), and so are the whole numbers above and below a fraction bar
-   (``\\frac{6\\pi}{8}`` is not), unless the gold writes such a fraction itself;
+   ``\\frac{6}{3}`` are not), and so is a fraction's coefficient (``\\frac{6\\pi}{8}`` is not), unless
+   the gold writes such a fraction itself; a number carries one sign (``-(-5)`` is computed);
 3. no root of an integer or a fraction has a factor that is a perfect power of its index
    (``\\sqrt{12}``, ``\\sqrt[3]{16}``, ``\\sqrt{4}`` are not), unless the gold writes one itself;
 4. it holds no indeterminate form (``0^0``, ``\\infty^0``, ``1^\\infty``, ``0 \\cdot \\infty``,
