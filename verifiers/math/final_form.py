@@ -94,10 +94,6 @@ def not_final(gold: Parsed, pred: Parsed, leniency: Leniency, asked: Asked = NOT
     is). Call only where :func:`applies`."""
     gold_values = list(_values(gold))
     gold_texts = [text for value in gold_values for text in value.written]
-    try:
-        allowed, budget = _gold_operations(gold, leniency)
-    except TypeError:  # a value sympy cannot hash: not cached
-        allowed, budget = _gold_operations.__wrapped__(gold, leniency)
     gold_text = " ".join(gold_texts)
     for value in _values(pred):
         if value.kind == "ratio" and not value.time:
@@ -109,6 +105,8 @@ def not_final(gold: Parsed, pred: Parsed, leniency: Leniency, asked: Asked = NOT
         if value.base and not any(g.base == value.base for g in gold_values) and value.base != asked.base:
             return f"a base-{value.base} subscript the gold and the question lack"
         for text in value.written:
+            if text in gold_texts:
+                continue  # written as the gold is written: the gold's own form
             reason = _text_not_final(text, gold_text)
             if reason:
                 return reason
@@ -118,19 +116,36 @@ def not_final(gold: Parsed, pred: Parsed, leniency: Leniency, asked: Asked = NOT
             reason = _tree_not_final(tree, gold_texts, leniency)
             if reason:
                 return reason
-            ops = _operations(tree)
-            extra = sorted(op for op in ops if op not in allowed)
-            if extra:
-                return f"{text!r} uses {', '.join(extra)}, which the gold does not: computed, not final"
-            if sum(ops.values()) > budget:
-                return f"{text!r} takes more operations than the gold: computed, not final"
+            reason = _operations_problem(text, _operations(tree), gold, leniency)
+            if reason:
+                return reason
     return ""
 
 
+def _operations_problem(text: str, ops: Counter[str], gold: Parsed, leniency: Leniency) -> str:
+    """Rule 1: operations none of the gold's forms has, or more of them than the largest form has.
+    The gold's rewritten forms (one denominator, ``a + bi``) are built only when the others refuse."""
+    reason = ""
+    for rewritten in (False, True):
+        try:
+            allowed, budget = _gold_operations(gold, leniency, rewritten)
+        except TypeError:  # a value sympy cannot hash: not cached
+            allowed, budget = _gold_operations.__wrapped__(gold, leniency, rewritten)
+        extra = sorted(op for op in ops if op not in allowed)
+        if extra:
+            reason = f"{text!r} uses {', '.join(extra)}, which the gold does not: computed, not final"
+        elif sum(ops.values()) > budget:
+            reason = f"{text!r} takes more operations than the gold: computed, not final"
+        else:
+            return ""
+    return reason
+
+
 @lru_cache(maxsize=4096)  # a GRPO group shares one gold
-def _gold_operations(gold: Parsed, leniency: Leniency) -> tuple[frozenset[str], int]:
-    """The operations an answer to ``gold`` may use, and how many: those of the gold as written, or of
-    its value as sympy computes it (``\\sqrt{8}`` is ``2\\sqrt{2}``), or in radians for a degree gold."""
+def _gold_operations(gold: Parsed, leniency: Leniency, rewritten: bool) -> tuple[frozenset[str], int]:
+    """The operations an answer to ``gold`` may use, and how many: those of the gold as written, of its
+    value as sympy computes it (``\\sqrt{8}`` is ``2\\sqrt{2}``), in radians for a degree gold, and, with
+    ``rewritten``, of that value over one denominator and as ``a + bi``."""
     forms = []
     for value in _values(gold):
         for text in value.written:
@@ -139,7 +154,8 @@ def _gold_operations(gold: Parsed, leniency: Leniency) -> tuple[frozenset[str], 
                 forms.append(_operations(tree))
         computed = _computed(value.expr)
         forms.append(_operations(computed))
-        forms.extend(_operations(form) for form in _rewritten(computed))
+        if rewritten:
+            forms.extend(_operations(form) for form in _rewritten(computed))
         if value.degrees:
             forms.append(_operations(_computed(value.expr * sympy.pi / 180)))
     return frozenset().union(*forms), max(sum(form.values()) for form in forms)
