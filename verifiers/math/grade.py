@@ -105,6 +105,7 @@ def _unasked_label(pred: Parsed, asked: Asked) -> str:
 
 
 def _same_answer(gold: Parsed, pred: Parsed, leniency: Leniency, asked: Asked) -> bool:
+    """The value comparison alone, under the switches and what the prompt asks."""
     gold_value, pred_value = resolve(gold, leniency), resolve(pred, leniency)
     if gold_value is None or pred_value is None:
         return False  # an equation chain that contradicts itself ("x = 3 = 4")
