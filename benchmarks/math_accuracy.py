@@ -192,6 +192,8 @@ def main() -> None:
     parser.add_argument("--problems", type=int, default=None, help="use only the first N MATH-500 problems")
     parser.add_argument("--show", type=int, default=None, help="list at most N disagreements per source")
     parser.add_argument("--json", type=Path, help="also write the figures and every disagreement here")
+    parser.add_argument("--verdicts", type=Path,
+                        help="also write every row's verdict here (JSON lines), to diff two versions row by row")
     args = parser.parse_args()
     logging.getLogger("math_verify").setLevel(logging.CRITICAL)  # its timeout warnings are noise here
 
@@ -241,6 +243,10 @@ def main() -> None:
     if args.json:
         figures["disagreements"] = disagreements
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    if args.verdicts:
+        args.verdicts.write_text("".join(
+            json.dumps({"source": r.source, "kind": r.kind, "label": r.label, "ours": o, "gold": r.gold,
+                        "completion": r.completion}) + "\n" for r, o in zip(rows, ours, strict=True)))
 
 
 if __name__ == "__main__":

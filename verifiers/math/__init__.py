@@ -113,14 +113,21 @@ class GradeTask:
                details: dict[str, Any], asked: Asked) -> Verdict:
         """Status precedence: a match is a match; then a bad gold (the row's fault, not the
         completion's) before a missing or unparseable answer."""
-        from rewardsmith.verifiers.math.grade import equivalent
+        from rewardsmith.verifiers.math.grade import compare
 
         if found is not None and pred is not None:
             try:
-                if equivalent(gold, pred, self.leniency, asked):
-                    return Verdict(score=1.0, correct=True, status="ok", feedback="", details=details)
+                same, problem = compare(gold, pred, self.leniency, asked)
             except (Exception, RecursionError, MemoryError) as exc:  # content-triggered: a wrong answer
                 details["compare_error"] = type(exc).__name__
+            else:
+                if same and not problem:
+                    return Verdict(score=1.0, correct=True, status="ok", feedback="", details=details)
+                if same:  # the gold's value, but not an answer to the question: computed, or misnamed
+                    return Verdict(score=0.0, correct=False, status="ok",
+                                   feedback=f"answer {found.text[:80]!r} has the gold's value but is not a final "
+                                            f"answer: {problem}",
+                                   details={**details, "not_final": problem, "certain": True})
         if not gold.ok or gold.kind == "undefined" or _is_prose(gold):
             why = _first_reason(gold) or ("undefined" if gold.kind == "undefined" else "prose, not an answer")
             return invalid_input(f"could not parse gold answer {gold_span[:80]!r} ({why})", **details)

@@ -37,8 +37,9 @@ from sympy import FiniteSet, Interval, Set, Tuple, Union
 from sympy.core.relational import Relational
 from sympy.matrices import MatrixBase
 
+from rewardsmith.verifiers.math import final_form
 from rewardsmith.verifiers.math.leniency import Leniency
-from rewardsmith.verifiers.math.parse import Name, Parsed, choice_letter, normalize_text, relation_set
+from rewardsmith.verifiers.math.parse import Name, Parsed, choice_letter, normalize_text, parse_name, relation_set
 from rewardsmith.verifiers.math.prompt import NOTHING_ASKED, Asked
 from rewardsmith.verifiers.math.units import unit_dimension, unit_key
 
@@ -49,7 +50,62 @@ _POINTS = 5  # random points for identities in variables
 
 def equivalent(gold: Parsed, pred: Parsed, leniency: Leniency, asked: Asked = NOTHING_ASKED) -> bool:
     """True when ``pred`` answers the question whose reference answer is ``gold``; ``asked`` is what the
-    prompt asks for (a unit, a percentage), which a bare gold leaves unsaid."""
+    prompt asks for (a unit, a percentage, the order of a tuple), which a bare gold leaves unsaid."""
+    same, problem = compare(gold, pred, leniency, asked)
+    return same and not problem
+
+
+def compare(gold: Parsed, pred: Parsed, leniency: Leniency, asked: Asked = NOTHING_ASKED) -> tuple[bool, str]:
+    """Whether ``pred`` has the gold's value, and, if it has, why it still does not answer (""): it names
+    the tuple in another order than the question's, or it equals a number gold only after computing
+    (:mod:`~rewardsmith.verifiers.math.final_form`)."""
+    if not _same_answer(gold, pred, leniency, asked):
+        return False, ""
+    gold_value, pred_value = resolve(gold, leniency), resolve(pred, leniency)
+    if gold_value is None or pred_value is None:
+        return True, "an equation chain that contradicts itself"
+    misnamed = _reordered_name(pred_value, asked) or _unasked_label(pred_value, asked)
+    if misnamed:
+        return True, misnamed
+    if final_form.applies(gold_value, leniency):
+        return True, final_form.not_final(gold_value, pred_value, leniency, asked)
+    return True, ""
+
+
+def _reordered_name(pred: Parsed, asked: Asked) -> str:
+    """``(q, p) = (3, 2)`` where the question asks for ``(p, q)``: the name says q is 3, which the tuple
+    ``(3, 2)`` in the asked order does not."""
+    if not asked.names or pred.name is None or pred.name.kind != "tuple":
+        return ""
+    asked_name = parse_name("(" + ", ".join(asked.names) + ")")
+    if asked_name is None or asked_name.head == pred.name.head:
+        return ""
+    return f"the tuple is named ({pred.name.head}), not ({asked_name.head}) as the question asks"
+
+
+_LABEL_WORDS = re.compile(
+    r"\\(?:text|textrm|textnormal|textbf|mathrm|mbox|operatorname)\s*\{([^{}]*[A-Za-z]{2}[^{}]*)\}"
+)
+
+
+def _unasked_label(pred: Parsed, asked: Asked) -> str:
+    """``\\text{Wrong answer} = 12``: a name in words must name something the prompt speaks of (each word
+    begins a word of the prompt: ``\\text{min}`` for "minimum"); a label the prompt never mentions says
+    what the value is not, or nothing."""
+    for item in pred.items if pred.kind == "list" else (pred,):
+        if item.name is None:
+            continue
+        lhs = item.text.split("=", 1)[0] if "=" in item.text else item.text.split("\\in", 1)[0]
+        for label in _LABEL_WORDS.finditer(lhs):
+            words = [w.lower() for w in re.findall(r"[A-Za-z]+", label.group(1))]
+            unasked = [w for w in words if not any(said.startswith(w.removesuffix("s")) for said in asked.words)]
+            if unasked:
+                return f"the label {label.group(0)!r} names nothing the prompt asks for"
+    return ""
+
+
+def _same_answer(gold: Parsed, pred: Parsed, leniency: Leniency, asked: Asked) -> bool:
+    """The value comparison alone, under the switches and what the prompt asks."""
     gold_value, pred_value = resolve(gold, leniency), resolve(pred, leniency)
     if gold_value is None or pred_value is None:
         return False  # an equation chain that contradicts itself ("x = 3 = 4")
@@ -113,12 +169,16 @@ def read_percent(pred: Parsed, gold: Parsed, asked: Asked = NOTHING_ASKED) -> Pa
 
 
 def combine_statements(statements: Sequence[Parsed], leniency: Leniency) -> Parsed:
-    """One answer from every statement of it: the same value stated twice is that value;
+    """One answer from every statement of it: the same value stated twice is that value, in the form
+    stated last (``\\frac{8}{2}``, that is ``4``, is 4 as written last: the form a final-form gold judges);
     different values become one list of them, which only a gold listing them all equals."""
     distinct: list[Parsed] = []
     for statement in statements:
-        if not any(same_value(statement, seen, leniency) for seen in distinct):
+        same = next((n for n, seen in enumerate(distinct) if same_value(statement, seen, leniency)), None)
+        if same is None:
             distinct.append(statement)
+        else:
+            distinct[same] = statement
     if len(distinct) == 1:
         return distinct[0]
     items: list[Parsed] = []
@@ -130,7 +190,8 @@ def combine_statements(statements: Sequence[Parsed], leniency: Leniency) -> Pars
 
 
 def same_value(a: Parsed, b: Parsed, leniency: Leniency) -> bool:
-    return equivalent(a, b, leniency) and equivalent(b, a, leniency)
+    """Two statements of one value, whatever their form (a form is judged against the gold, once)."""
+    return _same_answer(a, b, leniency, NOTHING_ASKED) and _same_answer(b, a, leniency, NOTHING_ASKED)
 
 
 def resolve(parsed: Parsed, leniency: Leniency) -> Parsed | None:
@@ -404,12 +465,12 @@ def expr_equal(gold: Any, pred: Any, leniency: Leniency) -> bool:
     if not (isinstance(gold, sympy.Expr) and isinstance(pred, sympy.Expr)):
         return gold == pred
     if _is_number(gold) and _is_number(pred):
-        if not leniency.unsimplified and not (_is_literal(gold) and _is_literal(pred)):
+        if leniency.unsimplified is False and not (_is_literal(gold) and _is_literal(pred)):
             return _canonical(gold) == _canonical(pred)
         return _numbers_equal(gold, pred, leniency)
     if _is_number(gold) != _is_number(pred):
         return False
-    if not leniency.unsimplified:
+    if leniency.unsimplified is False:
         return _canonical(_unify(gold)) == _canonical(_unify(pred))
     return _identity(gold, pred)
 

@@ -34,8 +34,13 @@ class Leniency:
       ``310 legs``). A currency sign (``\\$18``) is dropped with either setting.
     - ``degrees``: ``30^\\circ`` ≡ ``30`` ≡ ``\\frac{\\pi}{6}``; off, the degree sign must be on both sides or
       neither. Inside a formula a degree is always π/180 (``\\sin 30^\\circ`` is ``\\frac12``).
-    - ``unsimplified``: answers equal after simplification count (``(x+1)^2`` ≡ ``x^2+2x+1``);
-      off, only sympy's automatic canonical form is compared (``\\frac{2}{4}`` still ≡ ``\\frac12``).
+    - ``unsimplified``: whether an answer that equals the gold only after the grader computes counts.
+      Unset (the default), it does for expression golds (``(x+1)^2`` ≡ ``x^2+2x+1``) and does not for
+      number golds, whose answers must be in final form (:mod:`~rewardsmith.verifiers.math.final_form`:
+      ``13 \\cdot 17``, ``\\binom{7}{2}``, ``\\frac{6}{4}``, ``\\sqrt{12}`` do not answer 221, 21,
+      ``\\frac32``, ``2\\sqrt3``). ``true``: it counts for both (turn on knowingly: a policy learns to hand
+      the question back). ``false``: expressions compare by sympy's automatic canonical form only
+      (``\\frac{2}{4}`` still ≡ ``\\frac12`` there) and numbers must be in final form.
     - ``rel_tol`` / ``abs_tol``: when the gold is a non-integer decimal (``2.5``, ``0.3333``), numbers
       within ``max(rel_tol·|gold|, abs_tol)`` of it are equal. Any other gold compares exactly,
       to the last digit (``1000000.5`` is not ``1000000``; ``1/2004!`` is not ``1/2006!``), and so do
@@ -65,7 +70,9 @@ class Leniency:
     percent: bool = option(True, "a 50\\% gold takes 0.5 and 50; an answer's X\\% is X/100 unless a percent is asked")
     units: bool = option(True, "a unit nobody contradicts is ignored (10 cm ≡ 10; not 3 mm for 3 m)")
     degrees: bool = option(True, "30^\\circ ≡ 30 ≡ π/6")
-    unsimplified: bool = option(True, "answers equal after simplification count ((x+1)^2 ≡ x^2+2x+1)")
+    unsimplified: bool | None = option(
+        None, "answers equal only after computing count: unset, for expression golds ((x+1)^2 ≡ x^2+2x+1) but "
+              "not number golds (13 \\cdot 17 does not answer 221); true: for both; false: for neither")
     rel_tol: Annotated[float, Range(ge=0)] = option(1e-6, "relative tolerance when the gold is a non-integer decimal")
     abs_tol: Annotated[float, Range(ge=0)] = option(0.0, "absolute tolerance when the gold is a non-integer decimal")
     set_order: bool = option(False, "tuples and points match in any order (lets (7, 6) answer (6, 7))")

@@ -50,6 +50,7 @@ TRAILING_DEGREES = re.compile(
     r"(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree|\s*\bdegrees?\b|\s*\\(?:text|mathrm)\s*\{\s*degrees?\s*\})\s*$",
     re.IGNORECASE,
 )
+DEGREE_FACTOR = r"\cdot\frac{\pi}{180}"  # what a degree sign inside a formula becomes
 TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![A-Za-z])")
 PERCENT = re.compile(r"\\?%\s*$|\s*\bpercent\s*$", re.IGNORECASE)
 # LaTeX spacing that may sit between a number and its unit: "10\ \text{cm}", "10\,\mathrm{m}".
@@ -178,6 +179,9 @@ class Parsed:
     degrees: bool = False
     units: str = ""
     base: int | None = None  # the base of a numeral written with one ("52_8")
+    # The LaTeX each value in ``expr`` was read from (one per entry of a tuple, interval or set), after
+    # units, signs and separators came off: what :mod:`~rewardsmith.verifiers.math.final_form` reads.
+    written: tuple[str, ...] = ()
     name: Name | None = None
     chain: tuple[Parsed, ...] = ()
     items: tuple[Parsed, ...] = ()
@@ -614,7 +618,7 @@ def _read_leaf(text: str, leniency: Leniency) -> Parsed:
         return Parsed(text=text, reason="does not parse as LaTeX", **flags)
     if _undefined(expr):
         return Parsed(text=text, expr=expr, kind="undefined", **flags)
-    return Parsed(text=text, expr=expr, kind="sympy", **flags)
+    return Parsed(text=text, expr=expr, kind="sympy", written=(text,), **flags)
 
 
 def _parse_bracketed(text: str, leniency: Leniency) -> Parsed | None:
@@ -641,11 +645,13 @@ def _parse_bracketed(text: str, leniency: Leniency) -> Parsed | None:
     if not all(p.kind == "sympy" and p.name is None for p in parts):
         return Parsed(text=text, reason="a bracketed list with an item that does not parse")
     exprs = [p.expr for p in parts]
+    written = tuple(w for p in parts for w in p.written)
     if kind == "set":
-        return Parsed(text=text, expr=sympy.FiniteSet(*exprs) if exprs else sympy.EmptySet, kind="sympy")
+        return Parsed(text=text, expr=sympy.FiniteSet(*exprs) if exprs else sympy.EmptySet, kind="sympy",
+                      written=written)
     if kind in ("[)", "(]", "[]") and len(exprs) == 2:
-        return _interval(text, exprs[0], exprs[1], kind[0] == "(", kind[1] == ")")
-    return Parsed(text=text, expr=sympy.Tuple(*exprs), kind="sympy")
+        return replace(_interval(text, exprs[0], exprs[1], kind[0] == "(", kind[1] == ")"), written=written)
+    return Parsed(text=text, expr=sympy.Tuple(*exprs), kind="sympy", written=written)
 
 
 def _encloses(text: str, width: int) -> bool:
@@ -743,7 +749,7 @@ def _strip_decorations(text: str, leniency: Leniency) -> tuple[str, bool, bool, 
         degrees, text = True, text[: trailing.start()].strip()  # "30^\circ": a value in degrees
     elif DEGREES.search(text):
         # Inside a formula ("\sin 15^\circ", "2 \cdot 30^\circ") a degree is π/180 of a radian.
-        text = DEGREES.sub(lambda _: r"\cdot\frac{\pi}{180}", text)
+        text = DEGREES.sub(lambda _: DEGREE_FACTOR, text)
     if leniency.units:
         text = _unwrap_text_number(text)
         for pattern in (TEXT_UNITS, WORD_UNITS):
@@ -785,7 +791,18 @@ def _is_unit(match: re.Match[str], marked: bool) -> bool:
     return not glued or word.lower().split()[-1] not in UNIT_PREFIXES
 
 
-def _parse_math(text: str, leniency: Leniency) -> Any:
+@lru_cache(maxsize=16384)
+def written_tree(text: str, leniency: Leniency) -> Any:
+    """A value as written, before sympy computes anything (``13 \\cdot 17`` stays a product, ``0^0`` a
+    power); None when it does not parse that way. ``text`` is a :attr:`Parsed.written` entry."""
+    try:
+        with sympy.evaluate(False):
+            return _parse_math(text, leniency, evaluate=False)
+    except Exception:  # whatever the unevaluated parse cannot build has no form we can vouch for
+        return None
+
+
+def _parse_math(text: str, leniency: Leniency, evaluate: bool = True) -> Any:
     if not leniency.mixed_numbers:
         text = MIXED_NUMBER.sub(r"\1\\cdot\\frac", text)
     text = text.replace("<=", r"\le ").replace(">=", r"\ge ").replace("!=", r"\ne ").replace("=<", r"\le ")
@@ -794,7 +811,7 @@ def _parse_math(text: str, leniency: Leniency) -> Any:
             if SCIENTIFIC.match(text):
                 return sympy.Rational(text)
             if PLAIN_FUNCS.search(text):
-                expr = _parse_plain(text)
+                expr = _parse_plain(text, evaluate)
                 if expr is not None:
                     return _settle(expr)
         elif BARE_FUNC.search(text):
@@ -1072,7 +1089,7 @@ _PLAIN_ALLOWED = re.compile(r"^[0-9A-Za-z\s+\-*/^().,=]*$")
 _LONE_DOT = re.compile(r"(?<!\d)\.(?!\d)")
 
 
-def _parse_plain(text: str) -> Any:
+def _parse_plain(text: str, evaluate: bool = True) -> Any:
     from math_verify.grader import should_treat_as_complex
     from sympy.parsing.sympy_parser import convert_xor, implicit_multiplication_application, standard_transformations
 
@@ -1096,6 +1113,6 @@ def _parse_plain(text: str) -> Any:
     from sympy.parsing.sympy_parser import parse_expr
 
     try:
-        return parse_expr(safe, local_dict=dict(names), transformations=transformations, evaluate=True)
+        return parse_expr(safe, local_dict=dict(names), transformations=transformations, evaluate=evaluate)
     except Exception:  # sympy's parser raises many types (SyntaxError, TokenError, TypeError)
         return None

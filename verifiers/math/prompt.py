@@ -31,12 +31,16 @@ _ASKED_PERCENT = re.compile(
     r"|\bpercent(?:age)?\b[^.]*\?",
     re.IGNORECASE,
 )
+# "Express your answer in base 5", "in base-10": the base the answer is asked in.
+_ASKED_BASE = re.compile(r"\bin\s+base[\s-]*\$?\s*(\d{1,2})\b", re.IGNORECASE)
 # "the ordered pair $(a, b)$", "in the form (x, y, z)", "Enter your answer as $(p,q)$".
 _TUPLE_NAMES = re.compile(
     r"(?:ordered\s+(?:pair|triple|tuple|quadruple)s?|in\s+the\s+form|answer\s+as|as\s+an?\s+ordered\s+\w+)"
     r"[^(\n]{0,12}\(\s*((?:[A-Za-z]\s*,\s*){1,5}[A-Za-z])\s*(?:\\right\s*)?\)",
     re.IGNORECASE,
 )
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_WORDS_TAIL = 3000  # the prompt's last characters whose words a label may use (the problem, not a long preamble)
 _NUMBER = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w.]\d)")
 _MAX_NUMBERS = 64
 
@@ -45,12 +49,16 @@ _MAX_NUMBERS = 64
 class Asked:
     """What a prompt asks for. ``unit``: a :func:`~rewardsmith.verifiers.math.units.unit_key` or None;
     ``percent``: the question asks for a percentage; ``numbers``: the values the prompt gives; ``names``:
-    the variables of a tuple the question asks for, in its order."""
+    the variables of a tuple the question asks for, in its order; ``base``: the base the answer is asked in;
+    ``words``: the words of the prompt's end (the problem), which a ``\\text{…}`` name on the answer must
+    come from."""
 
     unit: str | None = None
     percent: bool = False
     numbers: frozenset[Fraction] = frozenset()
     names: tuple[str, ...] = ()  # the variables of an asked tuple: "the ordered pair (a, b)" -> ("a", "b")
+    base: int | None = None  # the base the answer is asked in: "express your answer in base 5" -> 5
+    words: frozenset[str] = frozenset()  # the prompt's words, lower-cased: what a label on the answer may name
 
 
 NOTHING_ASKED = Asked()
@@ -66,9 +74,12 @@ def read_prompt(prompt: str) -> Asked:
     numbers = frozenset(value for match in _NUMBER.finditer(prompt[-20_000:])
                         if (value := number_value(match.group(0))) is not None)
     names = _TUPLE_NAMES.findall(question)
+    bases = _ASKED_BASE.findall(question)
     return Asked(unit=unit_key(units[-1]) if units else None, percent=bool(_ASKED_PERCENT.search(question)),
                  numbers=frozenset(sorted(numbers)[:_MAX_NUMBERS]) if len(numbers) > _MAX_NUMBERS else numbers,
-                 names=tuple(n.strip() for n in names[-1].split(",")) if names else ())
+                 names=tuple(n.strip() for n in names[-1].split(",")) if names else (),
+                 base=int(bases[-1]) if bases else None,
+                 words=frozenset(word.lower() for word in _WORD.findall(prompt[-_WORDS_TAIL:])))
 
 
 def number_value(written: str) -> Fraction | None:

@@ -57,7 +57,6 @@ SWITCH_PAIRS = [
     ("degrees", {"degrees": False}, "30", r"\boxed{30^\circ}"),
     ("degrees-gold", {"degrees": False}, r"30^\circ", r"\boxed{30}"),
     ("unsimplified", {"unsimplified": False}, "x^2+2x+1", r"\boxed{(x+1)^2}"),
-    ("unsimplified-number", {"unsimplified": False}, "1", r"\boxed{(\sqrt{2}+1)(\sqrt{2}-1)}"),
     ("tolerance", {"rel_tol": 0.0, "abs_tol": 0.0}, "0.333333", r"\boxed{0.3333331}"),
     ("intervals", {"intervals": False}, r"(-\infty,-5)", r"\boxed{k < -5}"),
     ("intervals-gold", {"intervals": False}, "k<-5", r"\boxed{(-\infty,-5)}"),
@@ -88,6 +87,8 @@ OPT_IN_PAIRS = [
     ("set_order-vector", {"set_order": True}, "(1,2,3)", r"\boxed{(3,1,2)}"),
     ("approximate", {"approximate": True}, "1/3", r"\boxed{0.333333}"),
     ("approximate-root", {"approximate": True}, r"\sqrt{2}", r"\boxed{1.4142136}"),
+    # A number gold wants its final form by default (final_form.py); on, a computed form counts.
+    ("unsimplified-number", {"unsimplified": True}, "1", r"\boxed{(\sqrt{2}+1)(\sqrt{2}-1)}"),
 ]
 
 
@@ -120,7 +121,8 @@ def test_every_switch_has_a_pair() -> None:
         ({"equation_rhs": False}, "x=2", "x = 2"),
         ({"choices": False}, "(B)", r"\text{(B)}"),
         ({"plain_text": False}, r"\frac{\sqrt{2}}{2}", r"\frac{\sqrt2}{2}"),
-        ({"mixed_numbers": False}, "4/3", r"2\frac{2}{3}"),  # off, it is 2·(2/3)
+        # off, it is 2·(2/3): a product, which answers a number gold only with unsimplified on
+        ({"mixed_numbers": False, "unsimplified": True}, "4/3", r"2\frac{2}{3}"),
     ],
 )
 def test_switch_off_still_accepts_same_answer(off: dict[str, Any], gold: str, answer: str) -> None:

@@ -195,7 +195,7 @@ def test_gold_forms_reject_wrong_answers(gold: str, completion: str) -> None:
 @pytest.mark.parametrize(
     ("completion", "method"),
     [
-        (r"Nested: \boxed{\frac{1}{\sqrt{4}}}", "boxed"),
+        (r"Nested: \boxed{\textbf{\frac{1}{2}}}", "boxed"),
         (r"\fbox{0.5}", "boxed"),
         (r"\boxed 0.5", "boxed"),
         ("The final answer is $\\frac12$. I hope it is correct.", "phrase"),

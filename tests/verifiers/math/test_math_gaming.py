@@ -79,7 +79,8 @@ CLASSES: dict[str, list[tuple[str, str, bool]]] = {
         (r"\infty", r"\boxed{\frac{1}{0}}", False),
         (r"\infty", r"\boxed{\tan 90^\circ}", False),
         ("12:00", r"\boxed{12:00}", True),
-        ("3:4", r"\boxed{6:8}", True),
+        ("3:4", r"\boxed{6:8}", False),  # the value, but not in lowest terms: not final (issue 36)
+        ("3:4", r"\boxed{3 : 4}", True),
         ("1:2", r"\boxed{\frac12}", True),
         (r"\infty", r"\boxed{\infty}", True),
     ],
@@ -225,9 +226,10 @@ CLASSES: dict[str, list[tuple[str, str, bool]]] = {
         ("4", "\\boxed{4}\nthe answer might be 5", False),
         ("4", r"\boxed{4} \framebox{5}", False),
         ("4", r"\boxed{4\text{ m}}", True),
-        (r"\frac{\sqrt6-\sqrt2}{4}", r"\boxed{\sin 15^\circ}", True),
-        ("3", r"\boxed{\log_2 8}", True),
-        ("10", r"\boxed{\binom{5}{2}}", True),
+        # The value, computed by the grader: not a final answer for a number gold (issue 36).
+        (r"\frac{\sqrt6-\sqrt2}{4}", r"\boxed{\sin 15^\circ}", False),
+        ("3", r"\boxed{\log_2 8}", False),
+        ("10", r"\boxed{\binom{5}{2}}", False),
     ],
     # 14. Reasoning is not the answer.
     "think": [
@@ -327,7 +329,7 @@ def test_an_exception_while_comparing_scores_zero(monkeypatch: pytest.MonkeyPatc
     def compare(*_: Any) -> bool:
         raise TypeError("cannot determine truth value of Relational")
 
-    monkeypatch.setattr(math_grade, "equivalent", compare)
+    monkeypatch.setattr(math_grade, "compare", compare)
     verdict = grade("4", r"\boxed{4}")
     assert (verdict.status, verdict.correct, verdict.score) == ("ok", False, 0.0)
     assert verdict.details["compare_error"] == "TypeError"
