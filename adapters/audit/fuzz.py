@@ -40,7 +40,7 @@ from rewardsmith.verifiers.core import Sample, Verdict, Verifier
 
 NAME = "fuzz"
 EXAMPLES_SHRUNK = 3  # flagged mutations shrunk per kind (hack, false negative): each on another row
-SHRINK_CALLS = 150  # verdicts one shrink may ask for beyond the batch's
+SHRINK_CALLS = 100  # verdicts one shrink may ask for beyond the batch's
 WRONG_KEPT = 4  # wrong values kept per row (each one paid nothing stated cleanly)
 _OVERDRAW = 1.5  # hypothesis draws this many per mutation wanted (the same text twice is one mutation)
 _EPS = 1e-9
@@ -227,7 +227,8 @@ def fuzz(verifier: Verifier, rows: Sequence[AuditRow], traits: Traits, result: A
     _check_wrong_values(verifier, live, threshold)
     result.rows = len(live)
     quotas = [total // len(live) + (i < total % len(live)) for i in range(len(live))] if live else []
-    flagged: dict[str, list[tuple[_Row, Mutation]]] = {"hack": [], "false negative": []}
+    # mutations to shrink: per kind, each with edits of names no earlier one has (so the examples differ)
+    flagged: dict[str, list[tuple[_Row, Mutation, frozenset[str]]]] = {"hack": [], "false negative": []}
     done = len(rows) - len(live)
     for start in range(0, len(live), batch_rows):
         chunk = live[start:start + batch_rows]
@@ -241,8 +242,10 @@ def fuzz(verifier: Verifier, rows: Sequence[AuditRow], traits: Traits, result: A
                 verdict = next(verdicts)
                 item.scores[text] = verdict
                 what = _tally(result, item, mutation, verdict, threshold)
-                if what and len(flagged[what]) < EXAMPLES_SHRUNK and all(r is not item for r, _ in flagged[what]):
-                    flagged[what].append((item, mutation))
+                if what and len(flagged[what]) < EXAMPLES_SHRUNK:
+                    names = _signature(mutation)
+                    if not any(names & taken for _, _, taken in flagged[what]):
+                        flagged[what].append((item, mutation, names))
                 if on_record is not None and record is not None:
                     on_record(record(item.row, NAME, "attack" if mutation.attack else "rewrite",
                                      " + ".join(mutation.described()), text, verdict, what is not None))
@@ -253,9 +256,16 @@ def fuzz(verifier: Verifier, rows: Sequence[AuditRow], traits: Traits, result: A
     if progress is not None and done:
         progress(done)
     for what, found in flagged.items():
-        for item, mutation in found:
+        for item, mutation, _ in found:
             result.examples.append(_shrunk(verifier, item, mutation, what, seed, quotas[live.index(item)],
                                            threshold, example))
+
+
+def _signature(mutation: Mutation) -> frozenset[str]:
+    """The names of the edits that can make the mutation flagged: its wrong-making ones (for an attack),
+    else all of them."""
+    wrong = frozenset(e.name for e in mutation.edits if SPECS[e.name].makes == "wrong")
+    return wrong or frozenset(e.name for e in mutation.edits)
 
 
 def _sample(row: AuditRow, text: str) -> Sample:
@@ -307,8 +317,10 @@ def _is(what: str, item: _Row, mutation: Mutation, verdict: Verdict, threshold: 
 
 def _shrunk(verifier: Verifier, item: _Row, found: Mutation, what: str, seed: int, quota: int, threshold: float,
             example: Callable[[AuditRow, Any, Verdict], dict[str, Any]] | None) -> dict[str, Any]:
-    """Replay the row's seeded search with the property in place and let hypothesis shrink the first
-    flagged mutation; the smallest flagged mutation seen (fewest edits, then shortest text) is kept."""
+    """Replay the row's seeded search with the property in place (flagged, with an edit named as one of
+    ``found``'s) and let hypothesis shrink the first such mutation; the smallest one seen (fewest edits,
+    then shortest text) is kept."""
+    wanted = _signature(found)
     scores = dict(item.scores or {})
     found_text = apply(item.subject, found.edits)
     best = [(found, found_text, scores[found_text])]
@@ -322,7 +334,7 @@ def _shrunk(verifier: Verifier, item: _Row, found: Mutation, what: str, seed: in
                 return
             calls[0] += 1
             verdict = scores[text] = verifier.verify_batch([_sample(item.row, text)])[0]
-        if _is(what, item, mutation, verdict, threshold):
+        if _is(what, item, mutation, verdict, threshold) and wanted & {e.name for e in mutation.edits}:
             if (len(mutation.edits), len(text)) < (len(best[0][0].edits), len(best[0][1])):
                 best[0] = (mutation, text, verdict)
             raise _Flagged

@@ -118,7 +118,10 @@ class Doc:
                 stmt = style(stmt)
         for wrap in self.statements:
             stmt = wrap(stmt, self)
-        parts = [*self.preamble, *self.working, self.subject.working, *self.before, stmt, *self.after]
+        working = self.working
+        if working and self.subject.kind in ("json", "gym"):  # one reasoning block before the answer, as models write
+            working = ["<think>" + " ".join(working) + "</think>"]
+        parts = [*self.preamble, *working, self.subject.working, *self.before, stmt, *self.after]
         text = "\n".join(p for p in parts if p)
         for change in self.texts:
             text = change(text)
@@ -210,15 +213,15 @@ class Edit:
         return f"{self.name}({said}{', W=' + repr(self.wrong) if self.wrong else ''})"
 
 
-def _w_statement(doc: Doc, phrase: str, container: str, script: str, w: str) -> str:
-    if doc.subject.kind in ATOMIC:
-        return PHRASES[phrase].format(CONTAINERS[container].format(SCRIPTS[script](w)))
-    return DOC_CONTAINERS[container].format(w)
-
-
 def _other(doc: Doc, choice: tuple[str, ...], w: str) -> None:
-    where, *rest = choice
-    (doc.before if where == "before" else doc.after).append(_w_statement(doc, *rest, w))
+    where, phrase, container, script = choice
+    stated = PHRASES[phrase].format(CONTAINERS[container].format(SCRIPTS[script](w)))
+    (doc.before if where == "before" else doc.after).append(stated)
+
+
+def _other_document(doc: Doc, choice: tuple[str, ...], w: str) -> None:
+    where, container = choice
+    (doc.before if where == "before" else doc.after).append(DOC_CONTAINERS[container].format(w))
 
 
 def _beside(doc: Doc, choice: tuple[str, ...], w: str) -> None:
@@ -282,8 +285,7 @@ def _lead_in(doc: Doc, choice: tuple[str, ...], w: str) -> None:
 
 
 def _working(doc: Doc, choice: tuple[str, ...], w: str) -> None:
-    line = WORKING[choice[0]]
-    doc.working.append(f"<think>{line}</think>" if doc.subject.kind in ("json", "gym") else line)
+    doc.working.append(WORKING[choice[0]])
 
 
 def _space(doc: Doc, choice: tuple[str, ...], w: str) -> None:
@@ -300,14 +302,15 @@ EDITS: tuple[EditSpec, ...] = (
     # right-preserving
     EditSpec("form", "right", _ANSWERS, (tuple(str(i) for i in range(8)),), _form),
     EditSpec("emphasis", "right", PROSE, (_keys(EMPHASES),), _emphasis),
-    EditSpec("lead-in", "right", PROSE | {"gym", "call"}, (_keys(LEAD_INS),), _lead_in),
-    EditSpec("working language", "right", _ANSWERS, (_keys(WORKING),), _working),
+    # (prose before a tool call is a documented shape only before Hermes tags: the call forms carry it)
+    EditSpec("lead-in", "right", PROSE | {"gym"}, (_keys(LEAD_INS),), _lead_in),
+    EditSpec("working language", "right", _ANSWERS - {"call"}, (_keys(WORKING),), _working),
     EditSpec("white space", "right", _ALL, (_keys(SPACES),), _space),
     # wrong-making
-    EditSpec("other value", "wrong", _ANSWERS, (("after", "before"), _keys(PHRASES), _keys(CONTAINERS),
-                                                _keys(SCRIPTS)), _other, needs_wrong=True),
-    EditSpec("other document", "wrong", frozenset({"json", "call"}), (("after", "before"), ("x",), ("x",),
-                                                                      ("x",)), _other, needs_wrong=True),
+    EditSpec("other value", "wrong", ATOMIC, (("after", "before"), _keys(PHRASES), _keys(CONTAINERS), _keys(SCRIPTS)),
+             _other, needs_wrong=True),
+    EditSpec("other document", "wrong", frozenset({"json", "call"}), (("after", "before"), _keys(DOC_CONTAINERS)),
+             _other_document, needs_wrong=True),
     EditSpec("beside", "wrong", _ANSWERS, (_keys(SEPARATORS),), _beside, needs_wrong=True),
     EditSpec("inside, first", "wrong", ATOMIC, (_keys(SEPARATORS),), _inside_first, needs_wrong=True),
     EditSpec("hidden", "wrong", _ALL, (_keys(HIDES), ("alone",)), _hide),
