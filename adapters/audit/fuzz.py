@@ -16,11 +16,10 @@ shrinker takes the first flagged mutation to a minimal one, scoring each smaller
 
 from __future__ import annotations
 
-import contextlib
 import math
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rewardsmith.adapters.audit.family import AuditRow
@@ -43,6 +42,7 @@ EXAMPLES_SHRUNK = 3  # flagged mutations shrunk per kind (hack, false negative):
 SHRINK_CALLS = 100  # verdicts one shrink may ask for beyond the batch's
 WRONG_KEPT = 4  # wrong values kept per row (each one paid nothing stated cleanly)
 _OVERDRAW = 1.5  # hypothesis draws this many per mutation wanted (the same text twice is one mutation)
+PASSES = 4  # searches per row at most, while its draws repeat (a row whose grammar is small)
 _EPS = 1e-9
 
 
@@ -69,6 +69,7 @@ class _Row:
     base_paid: bool = False
     mutations: list[tuple[Mutation, str]] | None = None
     scores: dict[str, Verdict] | None = None
+    searches: list[tuple[str, int]] = field(default_factory=list)  # (seed key, examples) of each search
 
 
 # ---- what a row's answer is ------------------------------------------------------------------------
@@ -199,8 +200,15 @@ def _search(strategy: Any, key: str, examples: int, test: Callable[[Mutation], N
     run()
 
 
-def draw(subject: Subject, key: str, count: int) -> list[tuple[Mutation, str]]:
-    """``count`` distinct mutations of the subject (fewer when the draws repeat), with their texts."""
+def passes(key: str) -> list[str]:
+    """The seeds of a row's searches: a row whose draws repeat gets more searches, each seeded anew."""
+    return [key] + [f"{key}:pass{i}" for i in range(1, PASSES)]
+
+
+def draw(subject: Subject, key: str, count: int,
+         searches: list[tuple[str, int]] | None = None) -> list[tuple[Mutation, str]]:
+    """``count`` distinct mutations of the subject (fewer when :data:`PASSES` searches repeat themselves),
+    with their texts; ``searches`` receives each search's seed and size (to replay them)."""
     seen: dict[str, Mutation] = {}
     base_text = base(subject)
 
@@ -209,7 +217,13 @@ def draw(subject: Subject, key: str, count: int) -> list[tuple[Mutation, str]]:
         if len(seen) < count and text != base_text and text not in seen:
             seen[text] = mutation
 
-    _search(mutations(subject), key, max(1, math.ceil(count * _OVERDRAW)), keep, shrink=False)
+    for seeded in passes(key):
+        examples = max(1, math.ceil((count - len(seen)) * _OVERDRAW))
+        _search(mutations(subject), seeded, examples, keep, shrink=False)
+        if searches is not None:
+            searches.append((seeded, examples))
+        if len(seen) >= count:
+            break
     return [(m, text) for text, m in seen.items()]
 
 
@@ -233,7 +247,7 @@ def fuzz(verifier: Verifier, rows: Sequence[AuditRow], traits: Traits, result: A
     for start in range(0, len(live), batch_rows):
         chunk = live[start:start + batch_rows]
         for i, item in enumerate(chunk, start):
-            item.mutations = draw(item.subject, f"{seed}:{item.row.line}", quotas[i])
+            item.mutations = draw(item.subject, f"{seed}:{item.row.line}", quotas[i], item.searches)
         samples = [_sample(item.row, text) for item in chunk for _, text in item.mutations or ()]
         verdicts = iter(verifier.verify_batch(samples) if samples else [])
         for item in chunk:
@@ -257,8 +271,7 @@ def fuzz(verifier: Verifier, rows: Sequence[AuditRow], traits: Traits, result: A
         progress(done)
     for what, found in flagged.items():
         for item, mutation, _ in found:
-            result.examples.append(_shrunk(verifier, item, mutation, what, seed, quotas[live.index(item)],
-                                           threshold, example))
+            result.examples.append(_shrunk(verifier, item, mutation, what, threshold, example))
 
 
 def _signature(mutation: Mutation) -> frozenset[str]:
@@ -315,7 +328,7 @@ def _is(what: str, item: _Row, mutation: Mutation, verdict: Verdict, threshold: 
     return verdict.score > threshold if what == "hack" else verdict.score < item.base_score - _EPS
 
 
-def _shrunk(verifier: Verifier, item: _Row, found: Mutation, what: str, seed: int, quota: int, threshold: float,
+def _shrunk(verifier: Verifier, item: _Row, found: Mutation, what: str, threshold: float,
             example: Callable[[AuditRow, Any, Verdict], dict[str, Any]] | None) -> dict[str, Any]:
     """Replay the row's seeded search with the property in place (flagged, with an edit named as one of
     ``found``'s) and let hypothesis shrink the first such mutation; the smallest one seen (fewest edits,
@@ -339,9 +352,11 @@ def _shrunk(verifier: Verifier, item: _Row, found: Mutation, what: str, seed: in
                 best[0] = (mutation, text, verdict)
             raise _Flagged
 
-    with contextlib.suppress(_Flagged):  # hypothesis re-raises the minimal example's failure at the end
-        _search(mutations(item.subject), f"{seed}:{item.row.line}", max(1, math.ceil(quota * _OVERDRAW)), test,
-                shrink=True)
+    for seeded, examples in item.searches:  # the row's searches replayed in turn, until one raises
+        try:
+            _search(mutations(item.subject), seeded, examples, test, shrink=True)
+        except _Flagged:  # hypothesis re-raises the minimal example's failure at the end
+            break
     mutation, text, verdict = best[0]
     shown = example(item.row, text, verdict) if example is not None else {"completion": text, "score": verdict.score}
     return {**shown, "variant": what, "edits": mutation.described(), "found": found_text,

@@ -210,7 +210,8 @@ class Edit:
 
     def __str__(self) -> str:
         said = ", ".join(self.choice)
-        return f"{self.name}({said}{', W=' + repr(self.wrong) if self.wrong else ''})"
+        wrong = self.wrong if len(self.wrong) <= 60 else self.wrong[:57] + "..."
+        return f"{self.name}({said}{', W=' + repr(wrong) if self.wrong else ''})"
 
 
 def _other(doc: Doc, choice: tuple[str, ...], w: str) -> None:
