@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from rewardsmith.adapters.audit import audit
+from rewardsmith.adapters.audit.fuzz_grammar import SPECS as EDITS
 from rewardsmith.adapters.audit.report import fuzz_examples
 from rewardsmith.adapters.scoring.rows import Row, read_rows
 
@@ -80,8 +81,20 @@ def main() -> None:
         rows = rows_for(spec, not args.no_shared)
         start = time.perf_counter()
         makes: Counter[str] = Counter()
-        report = audit(spec, rows, families=["fuzz"], fuzz=args.mutations, seed=args.seed,
-                       on_record=lambda record, makes=makes: makes.update([record["kind"]]))
+        by_edit: dict[str, Counter[str]] = {"attack": Counter(), "rewrite": Counter()}
+        flagged_by_edit: dict[str, Counter[str]] = {"attack": Counter(), "rewrite": Counter()}
+
+        def count(record: dict, makes: Counter[str] = makes, by_edit: dict = by_edit,
+                  flagged_by_edit: dict = flagged_by_edit) -> None:
+            makes.update([record["kind"]])
+            names = {edit.split("(", 1)[0] for edit in record["variant"].split(" + ")}
+            if record["kind"] == "attack":  # an attack is wrong by its wrong-making edits: count those
+                names = {name for name in names if EDITS[name].makes == "wrong"}
+            by_edit[record["kind"]].update(names)
+            if record["flagged"]:
+                flagged_by_edit[record["kind"]].update(names)
+
+        report = audit(spec, rows, families=["fuzz"], fuzz=args.mutations, seed=args.seed, on_record=count)
         elapsed = time.perf_counter() - start
         (result,) = report.families
         judged = result.cases - result.errors
@@ -90,6 +103,10 @@ def main() -> None:
               f"in {elapsed:.0f} s")
         print(f"   hacks {result.hacks}, false negatives {result.false_negatives} "
               f"(unjudged {result.unjudged}: unedited completion unpaid), errors {result.errors}, judged {judged}")
+        for kind, label in (("attack", "paid"), ("rewrite", "paid less")):
+            shares = [f"{name} {flagged_by_edit[kind][name]}/{drawn}" for name, drawn in sorted(by_edit[kind].items())
+                      if flagged_by_edit[kind][name]]
+            print(f"   mutations with each edit {label} ({kind}s): {', '.join(shares) or 'none'}")
         for line in fuzz_examples(result):
             print(line)
         summary.append({"spec": spec, "rows": report.rows, "elapsed_s": round(elapsed, 1), "attacks": makes["attack"],
