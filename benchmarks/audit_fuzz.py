@@ -87,7 +87,7 @@ def main() -> None:
         def count(record: dict, makes: Counter[str] = makes, by_edit: dict = by_edit,
                   flagged_by_edit: dict = flagged_by_edit) -> None:
             makes.update([record["kind"]])
-            names = {edit.split("(", 1)[0] for edit in record["variant"].split(" + ")}
+            names = set(record["edits"])
             if record["kind"] == "attack":  # an attack is wrong by its wrong-making edits: count those
                 names = {name for name in names if EDITS[name].makes == "wrong"}
             by_edit[record["kind"]].update(names)

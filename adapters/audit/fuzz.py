@@ -261,8 +261,9 @@ def fuzz(verifier: Verifier, rows: Sequence[AuditRow], traits: Traits, result: A
                     if not any(names & taken for _, _, taken in flagged[what]):
                         flagged[what].append((item, mutation, names))
                 if on_record is not None and record is not None:
-                    on_record(record(item.row, NAME, "attack" if mutation.attack else "rewrite",
-                                     " + ".join(mutation.described()), text, verdict, what is not None))
+                    on_record({**record(item.row, NAME, "attack" if mutation.attack else "rewrite",
+                                        " + ".join(mutation.described()), text, verdict, what is not None),
+                               "edits": [e.name for e in mutation.edits]})
         done += len(chunk)
         if progress is not None:
             progress(done)
