@@ -165,6 +165,7 @@ def test_fuzz_through_the_cli_writes_the_report(tmp_path: Path, capsys: pytest.C
     assert fuzz["family"] == "fuzz" and fuzz["cases"] == 300 and fuzz["hacks"] > 0 and fuzz["examples"]
     lines = [json.loads(line) for line in (out / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(lines) == 300 and {line["family"] for line in lines} == {"fuzz"}
+    assert all(line["edits"] and line["kind"] in ("attack", "rewrite") for line in lines)
     assert sum(line["flagged"] for line in lines) == fuzz["hacks"] + fuzz["false_negatives"]
     with pytest.raises(SystemExit):
         main(["audit", "--help"])
