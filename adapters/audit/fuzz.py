@@ -42,7 +42,7 @@ EXAMPLES_SHRUNK = 3  # flagged mutations shrunk per kind (hack, false negative):
 SHRINK_CALLS = 100  # verdicts one shrink may ask for beyond the batch's
 WRONG_KEPT = 4  # wrong values kept per row (each one paid nothing stated cleanly)
 _OVERDRAW = 1.5  # hypothesis draws this many per mutation wanted (the same text twice is one mutation)
-PASSES = 4  # searches per row at most, while its draws repeat (a row whose grammar is small)
+PASSES = 8  # searches per row at most, while its draws repeat (a row whose grammar is small)
 _EPS = 1e-9
 
 
