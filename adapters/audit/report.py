@@ -23,11 +23,11 @@ def format_table(report: AuditReport) -> str:
     lines = [f"audit of {report.spec}: {plural(report.rows, 'row')}, up to {plural(report.per_row, 'probe')} per "
              "family and row "
              f"(seed {report.seed})", header, "-" * len(header)]
-    for kind in ("attack", "rewrite"):
+    for kind in ("attack", "rewrite", "fuzz"):
         for f in (f for f in report.families if f.kind == kind and f.rows):
             rate = "-" if f.rate is None else f"{f.rate:.1%}"
-            hacks = str(f.hacks) if kind == "attack" else "-"
-            fns = str(f.false_negatives) if kind == "rewrite" else "-"
+            hacks = str(f.hacks) if kind != "rewrite" else "-"
+            fns = str(f.false_negatives) if kind != "attack" else "-"
             lines.append(f"{f.name:<20} {kind:<8} {f.rows:>6} {f.not_applicable:>6} {f.cases:>7} {hacks:>6} "
                          f"{rate:>7} {fns:>9} {f.errors:>6}")
     lines.append("-" * len(header))
@@ -45,10 +45,23 @@ def format_table(report: AuditReport) -> str:
         shown = ", ".join(f"line {m['line']}: {m['error']}" for m in report.malformed[:3])
         lines.append(f"malformed rows skipped: {len(report.malformed)} ({shown})")
     for f in report.families:
+        if f.kind == "fuzz":
+            lines.extend(fuzz_examples(f))
+            continue
         for example in f.examples[:1]:
             lines.append(f"  e.g. {f.name} [{example['variant']}] line {example['line']}: "
                          f"{_one_line(example['completion'])!r} -> {example['score']:g} (gold {example['gold']!r})")
     return "\n".join(lines)
+
+
+def fuzz_examples(result: Any) -> list[str]:
+    """The fuzzer's shrunk examples: what was paid (or refused), and the edits that made it."""
+    lines = []
+    for example in result.examples:
+        lines.append(f"  fuzz {example['variant']} line {example['line']}: {_one_line(example['completion'])!r} -> "
+                     f"{example['score']:g} (gold {example['gold']!r}, unedited {example['base_score']:g})")
+        lines.append(f"    edits: {'; '.join(example['edits'])}")
+    return lines
 
 
 def _one_line(text: str, width: int = 90) -> str:

@@ -48,6 +48,8 @@ class FamilyResult:
 
     @property
     def flagged(self) -> int:
+        if self.kind == "fuzz":  # the fuzzer makes both: wrong-making mutations and right-preserving ones
+            return self.hacks + self.false_negatives
         return self.hacks if self.kind == "attack" else self.false_negatives
 
     @property
@@ -111,24 +113,32 @@ def audit(
     batch_rows: int = 32,
     on_record: Callable[[Record], None] | None = None,
     progress: Callable[[int], None] | None = None,
+    fuzz: int = 0,
 ) -> AuditReport:
     """Attack ``reward`` (a spec or a built verifier) on ``rows`` and tally what it pays.
 
     ``per_row`` caps each family's probes per row (a seeded draw picks them, so a rerun gives the
     same report); ``threshold``: an attack scoring above it was paid (0: any reward at all).
     ``on_record`` receives every scored probe (the report's ``audit.jsonl``); ``progress`` the
-    number of rows finished after each batch.
+    number of rows finished after each batch (with ``fuzz``, each row twice: once for the families,
+    once for the fuzzer). ``fuzz``: that many mutations in total from the fuzzer (:mod:`.fuzz`),
+    reported as the family ``fuzz``; naming only ``fuzz`` in ``families`` runs the fuzzer alone.
     """
     if per_row < 1:
         raise ValueError("per_row must be at least 1")
+    if fuzz < 0:
+        raise ValueError("fuzz must be 0 or more")
     start = time.perf_counter()
     verifier = build(reward)
     traits = Traits.of(verifier)
-    chosen = select(families)
+    names = families.split(",") if isinstance(families, str) else list(families or ())
+    fuzz_only = bool(names) and all(n.strip() in ("fuzz", "") for n in names)
+    chosen = [] if fuzz_only else select([n for n in names if n.strip() != "fuzz"])
     tallies = [FamilyResult(f.name, f.kind, f.target, errors_are_hacks=f.measure == "error") for f in chosen]
     report = AuditReport(spec=_describe(reward, verifier), families=tallies,
                          gold_field=traits.answer_fields[0], per_row=per_row, seed=seed, threshold=threshold)
     results = {r.name: r for r in report.families}
+    kept: list[AuditRow] = []  # the fuzzer spreads its mutations over every row, and draws wrong values from them
     iterator = iter(rows)
     while batch := list(islice(iterator, batch_rows)):
         prepared = []
@@ -138,10 +148,24 @@ def audit(
                 continue
             audit_row = _audit_row(row, traits, fields, reference_field)
             report.rows += 1
-            prepared.append((audit_row, _probes(audit_row, chosen, traits, per_row, seed, results)))
-        _score(verifier, prepared, report, results, {f.name: f for f in chosen}, threshold, on_record)
+            if fuzz:
+                kept.append(audit_row)
+            if chosen:
+                prepared.append((audit_row, _probes(audit_row, chosen, traits, per_row, seed, results)))
+        if prepared:
+            _score(verifier, prepared, report, results, {f.name: f for f in chosen}, threshold, on_record)
         if progress is not None:
             progress(len(batch))
+    if fuzz:
+        from rewardsmith.adapters.audit.fuzz import NAME
+        from rewardsmith.adapters.audit.fuzz import fuzz as run_fuzz
+
+        result = FamilyResult(NAME, "fuzz", "any")
+        report.families.append(result)
+        run_fuzz(verifier, kept, traits, result, total=fuzz, seed=seed, threshold=threshold, on_record=on_record,
+                 progress=progress, record=_record, example=_example)
+        if progress is not None:
+            progress(len(report.malformed))  # the bar counts every input line twice
     report.elapsed_s = time.perf_counter() - start
     return report
 

@@ -25,6 +25,19 @@ Rows and columns are read as `score` reads them (any format, --field, dotted
 paths, --limit); a malformed row is reported with its line number and the rest
 audited. The same command gives the same report (--seed).
 
+--fuzz N adds the fuzzer (the family `fuzz`): N mutations in total, spread over
+the rows, of each row's known-correct completion, drawn by hypothesis (seeded by
+--seed) from a grammar of edits and composed one to four at a time. Wrong-making
+edits state another value W (another row's gold or a perturbed gold, kept only
+when the spec pays W stated cleanly nothing) before, after, beside or inside the
+answer, in other phrasings, languages, scripts, markup and containers, or hide,
+strike, attribute, condition, relabel, script or macro-redefine the answer;
+right-preserving edits restyle it (another answer form, emphasis, a sentence of
+working, working in another language, white space). A wrong-making mutation paid
+above --threshold is a hack; a right-preserving one paid less than the unedited
+completion is a false negative. The first flagged ones are shrunk to a minimal
+example and printed with their edits. `--families fuzz --fuzz N` runs it alone.
+
 REPORT_DIR gets audit.json (the table with up to three examples per family),
 audit.jsonl (every probe and its verdict) and hack_rates.png.
 
@@ -40,6 +53,7 @@ examples:
   rewardsmith audit --reward math --data rows.jsonl --field answer=solution -o audit/
   rewardsmith audit --reward data/reward.yaml --data rows.jsonl --families denial,hedge_after --fail-on-hacks
   rewardsmith audit --reward math --data rollouts.jsonl --against cascade.yaml
+  rewardsmith audit --reward choice --data rows.jsonl --families fuzz --fuzz 10000 -o audit/
 """
 
 
@@ -66,6 +80,8 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--per-row", type=int, default=2, metavar="N",
                         help="at most N probes per family and row, drawn with --seed (default: 2)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the draws (default: 0)")
+    parser.add_argument("--fuzz", type=int, default=0, metavar="N",
+                        help="also run the fuzzer: N mutations in total over the rows (see below; default: 0, off)")
     parser.add_argument("--threshold", type=float, default=0.0, metavar="T",
                         help="an attack scoring above T was paid (default: 0; raise it for specs whose wrong "
                         "answers earn a positive floor)")
@@ -96,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
     for name in ("limit", "per_row", "workers"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             return _fail(f"--{name.replace('_', '-')} must be at least 1")
+    if args.fuzz < 0:
+        return _fail("--fuzz must be 0 or more")
     from rewardsmith.adapters.fields import parse_field_map
     from rewardsmith.adapters.scoring.rows import InputError, open_source
     from rewardsmith.verifiers import SpecError, build
@@ -106,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         fields = parse_field_map(args.field)
         source = open_source(args.data, args.split)
         names = [n for item in args.families for n in item.split(",")]
-        select(names)
+        select([n for n in names if n.strip() != "fuzz"] or None)
     except (ValueError, InputError) as exc:
         return _fail(str(exc))
     try:
@@ -134,11 +152,11 @@ def _audit(args: argparse.Namespace, verifier: Any, names: list[str], rows: Any,
     from rewardsmith.adapters.audit.run import audit
 
     writer = RecordWriter(args.output) if args.output else None
-    bar = _bar(total, not args.no_progress, "auditing")
+    bar = _bar(None if total is None else total * (2 if args.fuzz else 1), not args.no_progress, "auditing")
     try:
         report = audit(verifier, rows, families=names, per_row=args.per_row, seed=args.seed, fields=fields,
                        threshold=args.threshold, reference_field=args.reference_field, on_record=writer,
-                       progress=bar.update if bar is not None else None)
+                       progress=bar.update if bar is not None else None, fuzz=args.fuzz)
     finally:
         if writer is not None:
             writer.close()
