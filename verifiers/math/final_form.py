@@ -280,12 +280,8 @@ def _count(expr: Any, found: Counter[str], in_product: bool) -> None:
         return
     if isinstance(expr, sympy.Pow):
         base, exponent = expr.args[0], _exponent(expr)
-        if exponent == -1 and in_product:
-            pass  # the denominator of a fraction: the product already counts it
-        elif isinstance(exponent, sympy.Rational) and not exponent.is_integer:
-            found["root"] += 1
-        else:
-            found["pow"] += 1
+        if not (exponent == -1 and in_product):  # a fraction's denominator: the product already counts it
+            found["root" if isinstance(exponent, sympy.Rational) and not exponent.is_integer else "pow"] += 1
         _count(base, found, in_product=False)
         if not (exponent == -1 or (isinstance(exponent, sympy.Rational) and exponent.p == 1)):
             _count(exponent, found, in_product=False)
