@@ -307,12 +307,14 @@ def test_repetition_over_tokens():
 # --- cosine --------------------------------------------------------------------------------
 
 COSINE = {"type": "cosine", "max_length": 100, "correctness": MATH}
+# Completions are padded after the box: four leading spaces would make the box an indented code
+# block, which a reader sees as code, not as a stated answer.
 
 
 @pytest.mark.parametrize("length", [9, 25, 50, 75, 100])
 def test_cosine_correct_and_wrong_math_answers(length):
-    right = score(COSINE, r"\boxed{4}".rjust(length), answer="4")
-    wrong = score(COSINE, r"\boxed{5}".rjust(length), answer="4")
+    right = score(COSINE, r"\boxed{4}".ljust(length), answer="4")
+    wrong = score(COSINE, r"\boxed{5}".ljust(length), answer="4")
     assert right.details["length"] == wrong.details["length"] == length
     assert (right.correct, right.status) == (True, "ok")
     assert (wrong.correct, wrong.status) == (False, "ok")
@@ -323,11 +325,11 @@ def test_cosine_correct_and_wrong_math_answers(length):
 
 
 def test_cosine_boundaries():
-    assert score(COSINE, r"\boxed{4}".rjust(50), answer="4").score == pytest.approx(1.5)
-    assert score(COSINE, r"\boxed{5}".rjust(50), answer="4").score == pytest.approx(-5.0)
-    assert score(COSINE, r"\boxed{4}".rjust(100), answer="4").score == pytest.approx(1.0)
-    assert score(COSINE, r"\boxed{5}".rjust(100), answer="4").score == pytest.approx(0.0)
-    over = score(COSINE, r"\boxed{4}".rjust(101), answer="4")
+    assert score(COSINE, r"\boxed{4}".ljust(50), answer="4").score == pytest.approx(1.5)
+    assert score(COSINE, r"\boxed{5}".ljust(50), answer="4").score == pytest.approx(-5.0)
+    assert score(COSINE, r"\boxed{4}".ljust(100), answer="4").score == pytest.approx(1.0)
+    assert score(COSINE, r"\boxed{5}".ljust(100), answer="4").score == pytest.approx(0.0)
+    over = score(COSINE, r"\boxed{4}".ljust(101), answer="4")
     assert (over.score, over.correct, over.status) == (-10.0, None, "ok")
     assert "exceeds" in over.feedback
     # Length 0: no answer at all, which counts as wrong: the harshest reward.
@@ -462,7 +464,7 @@ def test_tokenizer_that_cannot_load_is_an_error(fake_transformers):
         ({"type": "format", "mode": "soft", "partial": True}, "<think>a</think>"),
         ({**OVERLONG, "tokenizer": word_lengths}, "word " * 90),
         ({"type": "repetition", "ngram_size": 2}, "a b a b a b"),
-        (COSINE, r"\boxed{4}".rjust(50)),
+        (COSINE, r"\boxed{4}".ljust(50)),
     ],
 )
 def test_pickle_round_trip(spec, completion):
