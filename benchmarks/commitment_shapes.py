@@ -28,9 +28,10 @@ sys.path.insert(0, str(HERE))
 
 from math_accuracy import DEFAULT_DATA, _jsonl, gsm8k_rows, math500_rows, processbench_rows  # noqa: E402
 
-from rewardsmith.verifiers.math.extract import GSM8K_MARK, boxes  # noqa: E402
+from rewardsmith.verifiers.math.extract import GSM8K_MARK  # noqa: E402
 from rewardsmith.verifiers.math.units import words  # noqa: E402
 from rewardsmith.verifiers.reading import answer_region  # noqa: E402
+from rewardsmith.verifiers.reading.boxes import boxes  # noqa: E402
 
 # A deliberately small lead-in list: connectives, "the (final) answer is", and copulas/derivation verbs.
 LEAD_IN = words(

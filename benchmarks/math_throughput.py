@@ -37,7 +37,7 @@ def perturb(answer: str, shift: int) -> str:
 
 
 def replace_last_boxed(solution: str, replacement: str) -> str:
-    from rewardsmith.verifiers.math.extract import BOX_COMMAND, balanced_group
+    from rewardsmith.verifiers.reading.boxes import BOX_COMMAND, balanced_group
 
     spans = [(m.start(), balanced_group(solution, m.end())) for m in BOX_COMMAND.finditer(solution)]
     spans = [(start, group) for start, group in spans if group is not None]

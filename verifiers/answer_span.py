@@ -14,7 +14,7 @@ targets, ...; a completion that redefines commands states nothing), without its 
 * ``answer_tag``: the first sentence of each closed ``<answer>…</answer>`` (the rest of the tag
   is read for offers, below); a box or an answer phrase inside a tag is read instead
   (``<answer>The answer is B.</answer>``).
-* ``boxed``: the content of each outermost ``\\boxed{…}`` / ``\\fbox{…}``.
+* ``boxed``: the content of each outermost box (:mod:`~rewardsmith.verifiers.reading.boxes`).
 * ``phrase``: the sentence after "The (final/correct) answer is", "Final answer:", "Answer:" (at
   the start of a line or sentence), "The correct option/choice is".
 * ``bare``: the whole completion, only when it is one short line (at most :data:`BARE_WORDS`
@@ -42,6 +42,7 @@ from typing import Literal
 
 from rewardsmith.verifiers.reading import Region, answer_region
 from rewardsmith.verifiers.reading.answer_tags import ANSWER_TAG, answer_tags
+from rewardsmith.verifiers.reading.boxes import BOX_COMMAND, boxes
 
 Form = Literal["answer_tag", "boxed", "phrase", "bare"]
 FORMS: tuple[Form, ...] = ("answer_tag", "boxed", "phrase", "bare")
@@ -50,7 +51,6 @@ BARE_WORDS = 12  # a bare completion longer than this is prose, not an answer
 _WINDOW = 400  # characters after a phrase that may hold its answer
 _OFFER_WINDOW = 120  # characters after a statement where an offered alternative is looked for
 
-_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _PHRASE = re.compile(
     r"(?:\bfinal\s+answer[*_\s]{0,6}(?:is\b|:)"
     r"|\bthe\s+(?:final\s+|correct\s+|right\s+|best\s+)?(?:answer|option|choice)\s+(?:is|would\s+be|must\s+be)\b"
@@ -160,27 +160,6 @@ def visible_region(text: str | Region, prompt_opens_think: bool = False) -> str:
     return text.text if isinstance(text, Region) else answer_region(text, prompt_opens_think).text
 
 
-def boxes(text: str) -> list[tuple[int, int, str]]:
-    """Every outermost closed ``\\boxed{…}``: start, end, content (braces matched in one pass)."""
-    found, cursor = [], 0
-    for match in _BOX.finditer(text):
-        if match.start() < cursor:
-            continue  # a box inside a box is part of the outer one
-        depth, i = 1, match.end()
-        while i < len(text) and depth:
-            char = text[i]
-            if char == "\\":
-                i += 2
-                continue
-            depth += (char == "{") - (char == "}")
-            i += 1
-        if depth:
-            break  # unclosed: nothing after it closes either
-        found.append((match.start(), i, text[match.end() : i - 1]))
-        cursor = i
-    return found
-
-
 def sentence(window: str) -> str:
     """The first sentence of ``window`` (up to a line end or a full stop)."""
     for end in _SENTENCE_END.finditer(window):
@@ -243,7 +222,7 @@ def offers(text: str, end: int) -> list[str]:
     found = []
     for cue in _OFFER.finditer(window):
         rest = window[cue.end() :]
-        if _BOX.match(rest) or ANSWER_TAG.match(rest):
+        if BOX_COMMAND.match(rest) or ANSWER_TAG.match(rest):
             continue  # another box or tag is a statement of its own
         offered = plain(_RESTATED.sub("", re.split(r"[)}]", sentence(rest))[0]))
         if offered:
@@ -276,7 +255,7 @@ def _found(text: str, forms: set[str]) -> list[tuple[str, Statement, int]]:
                 )
                 break
             said, end = _phrase_span(text, match.end())
-            if _BOX.search(said):
+            if BOX_COMMAND.search(said):
                 continue  # "The answer is \boxed{B}": the box counts (or is unclosed: nothing is stated)
             if said.strip() and _committed(text, match.start(), end, said, value_first=False):
                 out.append(("phrase", Statement(said.strip(), "phrase", match.start()), end))

@@ -39,12 +39,11 @@ from rewardsmith.verifiers.math.prompt import NOTHING_ASKED, Asked, number_value
 from rewardsmith.verifiers.math.units import changes_value, words
 from rewardsmith.verifiers.reading import Region, answer_region
 from rewardsmith.verifiers.reading.answer_tags import answer_tags
+from rewardsmith.verifiers.reading.boxes import boxes
 
 METHODS = ("answer_tag", "boxed", "phrase", "gsm8k", "conclusion", "last_number")
 DEFAULT_METHODS = METHODS[:-1]  # the last-number fallback is opt-in: a number the text mentions is not an answer
 
-BOX_COMMAND = re.compile(r"\\(?:boxed|fbox|framebox)(?![A-Za-z])\s*")
-_BRACE_TOKEN = re.compile(r"\\.|[{}]", re.DOTALL)
 GSM8K_MARK = re.compile(r"####[ \t]*([^\n]*)")
 # Markdown emphasis may wrap the phrase: "**Final Answer:** 5", "**Answer**: 5".
 PHRASE = re.compile(
@@ -105,57 +104,6 @@ class _Statement:
     method: str
     start: int
     end: int = -1  # where the statement's own text ends (-1: unknown, nothing after it is read)
-
-
-def brace_pairs(text: str) -> dict[int, int]:
-    """Index of each ``{`` that is closed → index of its ``}``, in one pass.
-
-    ``\\{`` and ``\\}`` are literal braces; ``\\\\`` is a line break, so a brace after it is real.
-    """
-    pairs: dict[int, int] = {}
-    stack: list[int] = []
-    for token in _BRACE_TOKEN.finditer(text):
-        if token.group(0) == "{":
-            stack.append(token.start())
-        elif token.group(0) == "}" and stack:
-            pairs[stack.pop()] = token.start()
-    return pairs
-
-
-def balanced_group(text: str, start: int) -> tuple[str, int] | None:
-    """The brace group opening at ``text[start] == '{'``: its content and the index after it."""
-    if start >= len(text) or text[start] != "{":
-        return None
-    end = brace_pairs(text[start:]).get(0)
-    return None if end is None else (text[start + 1 : start + end], start + end + 1)
-
-
-def boxes(text: str, pairs: dict[int, int] | None = None) -> list[tuple[int, int, str]]:
-    """Every outermost ``\\boxed{…}``/``\\fbox{…}`` (also the brace-less ``\\boxed 5``): start, end, content."""
-    pairs = brace_pairs(text) if pairs is None else pairs
-    found: list[tuple[int, int, str]] = []
-    inside_until = -1
-    for match in BOX_COMMAND.finditer(text):
-        if match.start() < inside_until:
-            continue  # a box inside a box is part of the outer answer
-        brace = match.end()
-        if brace < len(text) and text[brace] == "{":
-            close = pairs.get(brace)
-            if close is None:
-                continue
-            found.append((match.start(), close + 1, text[brace + 1 : close]))
-            inside_until = close + 1
-        elif match.group(0)[-1].isspace():  # "\boxed 5": the token after the space
-            bare = re.match(r"[^\s$]+", text[match.end() : match.end() + 200])
-            if bare:
-                found.append((match.start(), match.end() + bare.end(), bare.group(0)))
-    return found
-
-
-def last_boxed(text: str) -> str | None:
-    """Content of the last box, or None."""
-    found = boxes(text)
-    return found[-1][2] if found else None
 
 
 def strip_math_delimiters(span: str) -> str:

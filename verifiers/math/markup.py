@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rewardsmith.verifiers.math.extract import balanced_group
+from rewardsmith.verifiers.reading.boxes import balanced_group
 
 # \cmd{X} shows X as it is.
 _DRESS = frozenset({"textbf", "mathbf", "boldsymbol", "bm", "pmb", "underline", "emph", "textit", "textsl",

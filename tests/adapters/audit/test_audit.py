@@ -16,7 +16,7 @@ from rewardsmith.adapters.audit.traits import Traits
 from rewardsmith.adapters.cli import main
 from rewardsmith.adapters.scoring.rows import Row
 from rewardsmith.verifiers import Sample, Verdict, Verifier, build, register
-from rewardsmith.verifiers.math.extract import boxes
+from rewardsmith.verifiers.reading.boxes import boxes
 
 FAMILIES = all_families()
 MATH = Traits.of(build({"type": "math", "workers": 0}))

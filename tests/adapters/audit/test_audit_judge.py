@@ -44,7 +44,7 @@ from rewardsmith.adapters.audit.traits import Traits
 from rewardsmith.adapters.scoring.rows import Row
 from rewardsmith.verifiers import Sample, build
 from rewardsmith.verifiers.judge.backends import Backend, BackendError, Completion, GenParams
-from rewardsmith.verifiers.math.extract import last_boxed
+from rewardsmith.verifiers.reading.boxes import last_boxed
 
 MATH500 = SHARED_DATA / "math" / "math500_test.jsonl"
 JUDGE_FAMILIES = sorted(f.name for f in all_families().values() if f.target == "judge")

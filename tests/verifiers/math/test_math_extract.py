@@ -10,7 +10,8 @@ import pytest
 
 from rewardsmith.verifiers import Sample, Verdict
 from rewardsmith.verifiers.math import MathVerifier
-from rewardsmith.verifiers.math.extract import balanced_group, extract_answer, extract_gold, last_boxed
+from rewardsmith.verifiers.math.extract import extract_answer, extract_gold
+from rewardsmith.verifiers.reading.boxes import balanced_group, last_boxed
 
 
 def grade(gold: str, completion: str, **options: object) -> Verdict:
