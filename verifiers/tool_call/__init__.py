@@ -100,13 +100,14 @@ class ToolCallVerifier(Verifier):
             details["problems"] = [reading.problem]
             return Verdict(score=0.0, correct=False, status="ok", feedback=reading.problem, details=details)
         calls = reading.calls
+        unread = f" (a call in a syntax not read: {reading.unread!r})" if reading.unread else ""
         if not expected:
-            made = bool(calls)
-            feedback = f"no call should be made; made {len(calls)}" if made else ""
+            made = bool(calls) or reading.unread is not None
+            feedback = (f"no call should be made; made {len(calls)}" if calls else unread.strip(" ()")) if made else ""
             details["problems"] = [feedback] if made else []
             return Verdict(score=float(not made), correct=not made, status="ok", feedback=feedback, details=details)
         if not calls:
-            feedback = f"no {'' if self.format == 'auto' else self.format + ' '}tool call found"
+            feedback = f"no {'' if self.format == 'auto' else self.format + ' '}tool call found{unread}"
             details["problems"] = [feedback]
             return Verdict(score=0.0, correct=False, status="no_answer", feedback=feedback, details=details)
         fits = [[call_problem(c, e, self.strings, explain=False) is None for c in calls] for e in expected]
