@@ -359,14 +359,14 @@ def read_calls(completion: Text, fmt: str, limits: Limits, offered: Sequence[str
         found: list[Call] = []
         if "openai" in wanted and message is not None:
             found += openai_calls(message, limits)
-        if "hermes" in wanted and (OPEN in text or CLOSE in text):
+        if "python" in wanted and (python := python_calls(text, limits)) is not None:
+            found += python  # a whole-text Python call list: a tag in it is inside a string or a comment
+            prose.append(python_comments(text))
+        elif "hermes" in wanted and (OPEN in text or CLOSE in text):
             tagged, outside, spans = hermes_calls(text, limits)
             found += tagged
             prose.append(outside)
             hidden = hidden or unseen(text, spans)
-        elif "python" in wanted and (python := python_calls(text, limits)) is not None:
-            found += python
-            prose.append(python_comments(text))
         else:
             prose.append(text)
         reading.calls += found
