@@ -100,7 +100,7 @@ class ToolCallVerifier(Verifier):
             details["problems"] = [reading.problem]
             return Verdict(score=0.0, correct=False, status="ok", feedback=reading.problem, details=details)
         calls = reading.calls
-        unread = f" (a call in a syntax not read: {reading.unread!r})" if reading.unread else ""
+        unread = f" (a call not read as one: {reading.unread!r})" if reading.unread else ""
         if not expected:
             made = bool(calls) or reading.unread is not None
             feedback = (f"no call should be made; made {len(calls)}" if calls else unread.strip(" ()")) if made else ""

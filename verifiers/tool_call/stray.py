@@ -30,14 +30,15 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from rewardsmith.verifiers.core import short
-from rewardsmith.verifiers.reading import fold
+from rewardsmith.verifiers.reading import fold, visible
 
 _QUOTES = "\"'`"
 _AFTER_NAME = re.compile(r"(?:[\"'`]+|\.\w+|:\d+)*")  # get_weather" / .call / :0 (Kimi's index)
 # spaces, a key or assignment mark, a code fence opener (fold reads a backtick as an apostrophe in non-ASCII text)
 _GAP = re.compile(r"\s*(?:[:=]\s*)?(?:(?:```|''')\w*\s*)?")
 _ARGUMENTS = re.compile(r"\(\s*(?:\)|\w+\s*[=:]|[\"'{\[\d-])")  # ( that opens arguments, not a parenthesis
-_KEY = re.compile(r"[\"'`]+(?:name|function)[\"'`]+\s*:", re.IGNORECASE)
+_KEY = re.compile(r"[\\\"'`]+(?:name|function)[\\\"'`]+\s*:", re.IGNORECASE)  # also JSON escaped in a string
+_FIELD = re.compile(r"\w+\s*[:=]")  # get_weather:\n  city: London (a call as YAML or keyword lines)
 
 
 @lru_cache(maxsize=256)
@@ -51,23 +52,34 @@ def _is_call(text: str, start: int, end: int) -> bool:
     after = _AFTER_NAME.match(text, end).end()
     if text.startswith("(", after):
         return True
-    gap = _GAP.match(text, after).end()
-    if text.startswith(("{", "[", "<"), gap) or _ARGUMENTS.match(text, gap):
+    gap = _GAP.match(text, after)
+    if text.startswith(("{", "[", "<"), gap.end()) or _ARGUMENTS.match(text, gap.end()):
         return True
-    before = text[:start].rstrip(_QUOTES)
-    quoted = len(before) < start
+    if (":" in gap.group(0) or "=" in gap.group(0)) and _FIELD.match(text, gap.end()):
+        return True
+    window = text[max(0, start - 40) : start]  # bounded: a name mentioned often costs no quadratic scan
+    before = window.rstrip(_QUOTES)
+    quoted = len(before) < len(window)
     before = before.rstrip()
     if before.endswith("=") or (quoted and before.endswith(":")):
         return True  # the name given as a value: <function=get_weather>, "name": "get_weather"
-    key = text[end:after]
-    return quoted and key != "" and key.strip(_QUOTES) == "" and text[after:].lstrip().startswith(":")  # "get_weather":
+    key = text[end:after]  # the name quoted as a key: {"get_weather": ...}
+    return quoted and key != "" and key.strip(_QUOTES) == "" and text[after : after + 40].lstrip().startswith(":")
 
 
 def stray_call(text: str, offered: Sequence[str]) -> str | None:
     """The first thing in ``text`` that looks like a call (see the module), shown short; None when nothing does."""
     if not text.strip():
         return None
-    folded = fold(text)
+    seen = visible(text).text
+    for view in (text, seen) if seen != text else (text,):  # hidden text included; entities as they render
+        found = _first(fold(view), offered)
+        if found is not None:
+            return found
+    return None
+
+
+def _first(folded: str, offered: Sequence[str]) -> str | None:
     names = tuple(sorted({n for n in offered if n}))
     found: list[int] = []
     if names:

@@ -66,6 +66,10 @@ OTHER_SYNTAXES = {
     "cyrillic_letters": "gеt_wеathеr(city='London', days=3)",  # Cyrillic е
     "other_tool": "get_time(tz='Europe/London')",
     "any_name_json": '{"name": "lookup_weather", "arguments": {"city": "London"}}',
+    "escaped_json": '"{\\"name\\": \\"get_weather\\", \\"arguments\\": {\\"city\\": \\"London\\"}}"',
+    "entities": "get_weather&#40;city=&quot;London&quot;, days=3&#41;",
+    "yaml_lines": "get_weather:\n  city: London\n  days: 3",
+    "invoke_tag": '<invoke name="get_weather"><parameter name="city">London</parameter></invoke>',
 }
 
 
@@ -93,10 +97,10 @@ def test_a_call_in_a_syntax_not_read_is_still_a_call(syntax):
     """On a row that expects no call, a call in any syntax is a call made (0); where a call is expected,
     the right call in a syntax not read is no answer, and says so."""
     none = score(OTHER_SYNTAXES[syntax], [])
-    assert none.score == 0.0 and "syntax not read" in none.feedback, none.feedback
+    assert none.score == 0.0 and "not read as one" in none.feedback, none.feedback
     right = OTHER_SYNTAXES[syntax].replace("London", "Paris")
     v = score(right)
-    assert (v.score, v.status) == (0.0, "no_answer") and "syntax not read" in v.feedback, v.feedback
+    assert (v.score, v.status) == (0.0, "no_answer") and "not read as one" in v.feedback, v.feedback
 
 
 def test_no_call_rows_still_pay_prose_that_names_a_tool_without_calling_it():
@@ -176,7 +180,7 @@ def test_parallel_calls_in_the_accepted_syntax_still_pay():
     truth = [{"get_weather": {"city": ["Paris"], "days": [3]}}, {"get_weather": {"city": ["Rome"], "days": [3]}}]
     assert score(tag(RIGHT) + "\n" + tag(rome), truth).score == 1.0
     assert score("Two cities, two calls:\n" + tag(rome) + "\n" + tag(RIGHT), truth).score == 1.0
-    assert score(f'[get_weather(city="Rome", days=3), get_weather(city="Paris", days=3)]', truth).score == 1.0
+    assert score('[get_weather(city="Rome", days=3), get_weather(city="Paris", days=3)]', truth).score == 1.0
 
 
 @pytest.mark.parametrize("query", [
