@@ -11,9 +11,12 @@ What counts (module docstrings of ``parse``, ``expected`` and ``match`` give eac
 
 * the calls are read in ``format``: ``openai``, ``hermes`` (``<tool_call>`` tags), ``python``
   (the whole text is a call or a list of calls, literals only) or ``auto`` (default): whichever one
-  of the three the completion uses. Calls in two formats, or a call of an offered function written
-  in the prose beside them, are a hedge and score 0; set ``format`` to what your runtime executes
-  to read only that format (prose is then ignored);
+  of the three the completion uses (calls in two formats are a hedge: 0). Set ``format`` to what
+  your runtime executes to read only that format;
+* in every format, anything else in the answer region that looks like a call in any syntax
+  (another template's, look-alike punctuation; :mod:`.stray`) is a second call set: 0; with no call
+  read it is a call attempted (``no_answer``, or 0 where no call should be made). A tag a reader
+  does not see as written (struck, commented, hidden, in code) is never paid;
 * a call matches an expected one when the names are equal, every argument given is expected and
   matches one of its acceptable values by value and type (``"5"`` is not ``5``), every required
   or non-optional argument is given; an explicit ``""`` is not an omission;

@@ -11,6 +11,9 @@
 
 A leading reasoning block (``<think>…</think>``) is not read, in any format: runtimes with a
 reasoning parser give the tool parser only what follows it. An unclosed block is all reasoning.
+Calls are read from the raw text, as a runtime reads it; a tag must also be what a reader sees
+(:func:`unseen`), and the rest of the answer region must hold nothing that looks like a call
+(:mod:`~rewardsmith.verifiers.tool_call.stray`).
 
 Everything the completion controls is bounded (its size, the number of calls, the nesting of a
 value) and every failure to read is data, never an exception: a call that cannot be read is kept

@@ -69,6 +69,7 @@ OTHER_SYNTAXES = {
     "escaped_json": '"{\\"name\\": \\"get_weather\\", \\"arguments\\": {\\"city\\": \\"London\\"}}"',
     "entities": "get_weather&#40;city=&quot;London&quot;, days=3&#41;",
     "yaml_lines": "get_weather:\n  city: London\n  days: 3",
+    "fullwidth_tag": "＜tool_call＞{＂name＂: ＂get_weather＂, ＂arguments＂: " + W + "}＜/tool_call＞",
     "invoke_tag": '<invoke name="get_weather"><parameter name="city">London</parameter></invoke>',
 }
 
