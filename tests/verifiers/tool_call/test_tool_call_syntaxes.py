@@ -170,6 +170,8 @@ def test_a_tag_a_reader_sees_as_other_text_is_not_paid():
     pythonic(RIGHT) + "  # Paris, three days",
     openai_turn(RIGHT, content="Checking the weather with get_weather now."),
     "Ｌｅｔ me check — “Paris” it is.\n" + tag(RIGHT),
+    "Sure.\n\n<tool_call>\n" + json.dumps({"name": "get_weather", "arguments": RIGHT}, indent=4) + "\n</tool_call>",
+    "1. **Call:** " + tag(RIGHT).replace("\n", ""),
 ])
 def test_the_right_call_with_prose_around_it_still_pays(completion):
     v = score(completion)
