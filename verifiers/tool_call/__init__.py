@@ -11,9 +11,12 @@ What counts (module docstrings of ``parse``, ``expected`` and ``match`` give eac
 
 * the calls are read in ``format``: ``openai``, ``hermes`` (``<tool_call>`` tags), ``python``
   (the whole text is a call or a list of calls, literals only) or ``auto`` (default): whichever one
-  of the three the completion uses. Calls in two formats, or a call of an offered function written
-  in the prose beside them, are a hedge and score 0; set ``format`` to what your runtime executes
-  to read only that format (prose is then ignored);
+  of the three the completion uses (calls in two formats are a hedge: 0). Set ``format`` to what
+  your runtime executes to read only that format;
+* in every format, anything else in the answer region that looks like a call in any syntax
+  (another template's, look-alike punctuation; :mod:`.stray`) is a second call set: 0; with no call
+  read it is a call attempted (``no_answer``, or 0 where no call should be made). A tag a reader
+  does not see as written (struck, commented, hidden, in code) is never paid;
 * a call matches an expected one when the names are equal, every argument given is expected and
   matches one of its acceptable values by value and type (``"5"`` is not ``5``), every required
   or non-optional argument is given; an explicit ``""`` is not an omission;
@@ -100,13 +103,14 @@ class ToolCallVerifier(Verifier):
             details["problems"] = [reading.problem]
             return Verdict(score=0.0, correct=False, status="ok", feedback=reading.problem, details=details)
         calls = reading.calls
+        unread = f" (a call not read as one: {reading.unread!r})" if reading.unread else ""
         if not expected:
-            made = bool(calls)
-            feedback = f"no call should be made; made {len(calls)}" if made else ""
+            made = bool(calls) or reading.unread is not None
+            feedback = (f"no call should be made; made {len(calls)}" if calls else unread.strip(" ()")) if made else ""
             details["problems"] = [feedback] if made else []
             return Verdict(score=float(not made), correct=not made, status="ok", feedback=feedback, details=details)
         if not calls:
-            feedback = f"no {'' if self.format == 'auto' else self.format + ' '}tool call found"
+            feedback = f"no {'' if self.format == 'auto' else self.format + ' '}tool call found{unread}"
             details["problems"] = [feedback]
             return Verdict(score=0.0, correct=False, status="no_answer", feedback=feedback, details=details)
         fits = [[call_problem(c, e, self.strings, explain=False) is None for c in calls] for e in expected]

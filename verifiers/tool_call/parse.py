@@ -11,6 +11,9 @@
 
 A leading reasoning block (``<think>…</think>``) is not read, in any format: runtimes with a
 reasoning parser give the tool parser only what follows it. An unclosed block is all reasoning.
+Calls are read from the raw text, as a runtime reads it; a tag must also be what a reader sees
+(:func:`unseen`), and the rest of the answer region must hold nothing that looks like a call
+(:mod:`~rewardsmith.verifiers.tool_call.stray`).
 
 Everything the completion controls is bounded (its size, the number of calls, the nesting of a
 value) and every failure to read is data, never an exception: a call that cannot be read is kept
@@ -31,7 +34,9 @@ from typing import Any
 
 from rewardsmith.verifiers.core import Text, message_text, short
 from rewardsmith.verifiers.json_value import Unreadable, check_tree, loads_strict
+from rewardsmith.verifiers.reading import visible
 from rewardsmith.verifiers.reasoning import after_reasoning as shared_after_reasoning
+from rewardsmith.verifiers.tool_call.stray import stray_call
 
 FORMATS = ("openai", "hermes", "python")
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
@@ -67,12 +72,14 @@ class Call:
 
 @dataclass
 class Reading:
-    """What was read: the calls in order, the formats they came in, and a problem that voids them all
-    (over a limit, calls in two formats)."""
+    """What was read: the calls in order, the formats they came in, a problem that voids them all (over a
+    limit, calls in two formats, a hidden call, a call in another syntax beside them), and, when no call
+    was read, the look-alike of one that was not (``unread``)."""
 
     calls: list[Call] = field(default_factory=list)
     forms: list[str] = field(default_factory=list)
     problem: str | None = None
+    unread: str | None = None  # no call read, but something that looks like one (in a syntax not accepted)
 
 
 def shown(value: Any, limit: int = 40) -> str:
@@ -231,17 +238,19 @@ def json_call(body: Any, form: str, limits: Limits, arguments_key: str = "argume
     return Call(name, arguments, form)
 
 
-def hermes_calls(text: str, limits: Limits) -> tuple[list[Call], str]:
-    """Every ``<tool_call>`` tag of the text, in order, and the text outside them (read linearly: no
-    regex backtracking). A tag never closed, or a close with no open, is an unreadable call."""
+def hermes_calls(text: str, limits: Limits) -> tuple[list[Call], str, list[tuple[int, int]]]:
+    """Every ``<tool_call>`` tag of the text, in order, the text outside them, and each tag's span (read
+    linearly: no regex backtracking). A tag never closed, or a close with no open, is an unreadable call."""
     calls: list[Call] = []
     prose: list[str] = []
+    spans: list[tuple[int, int]] = []
     pos = 0
     while len(calls) <= limits.max_calls:
         start, stray = text.find(OPEN, pos), text.find(CLOSE, pos)
         if stray != -1 and (start == -1 or stray < start):
             calls.append(Call(None, {}, "hermes", f"{CLOSE} with no {OPEN} before it"))
             prose.append(text[pos:stray])
+            spans.append((stray, stray + len(CLOSE)))
             pos = stray + len(CLOSE)
             continue
         if start == -1:
@@ -250,11 +259,26 @@ def hermes_calls(text: str, limits: Limits) -> tuple[list[Call], str]:
         end = text.find(CLOSE, start + len(OPEN))
         if end == -1:
             calls.append(Call(None, {}, "hermes", f"{OPEN} never closed"))
-            return calls, " ".join(prose)
+            spans.append((start, len(text)))
+            return calls, "\n".join(prose), spans
         calls.append(json_call(text[start + len(OPEN) : end], "hermes", limits))
+        spans.append((start, end + len(CLOSE)))
         pos = end + len(CLOSE)
     prose.append(text[pos:])
-    return calls, " ".join(prose)
+    return calls, "\n".join(prose), spans
+
+
+def unseen(text: str, spans: list[tuple[int, int]]) -> str | None:
+    """The first of ``spans`` that a reader of ``text`` does not see as written (struck, commented, hidden,
+    in code, an entity or an invisible character inside it: :func:`rewardsmith.verifiers.reading.visible`),
+    shown short; None when every one is copied verbatim into what the reader sees."""
+    if not spans:
+        return None
+    shown = visible(text).pieces
+    for start, end in spans:
+        if not any(source <= start and end <= source + length for _, source, length in shown):
+            return short(text[start:end], 60)
+    return None
 
 
 def openai_calls(message: Mapping[str, Any], limits: Limits) -> list[Call]:
@@ -318,38 +342,34 @@ def size(completion: Text) -> int:
     return total
 
 
-def mention_pattern(names: Sequence[str]) -> re.Pattern[str] | None:
-    """A call of one of ``names`` written as code or JSON: ``name(`` or ``"name": "name"``."""
-    names = sorted({n for n in names if n}, key=len, reverse=True)
-    if not names:
-        return None
-    alternatives = "|".join(re.escape(n) for n in names)
-    return re.compile(rf"(?<![\w.])(?:{alternatives})\s*\(|\"name\"\s*:\s*\"(?:{alternatives})\"")
-
-
 def read_calls(completion: Text, fmt: str, limits: Limits, offered: Sequence[str] = ()) -> Reading:
     """Every call the completion makes in ``fmt`` (``auto``: whichever one format it uses).
 
-    Under ``auto`` a completion that makes calls in two formats, or writes a call of an offered
-    function in its prose beside calls in another format, is hedging: the reading carries a problem
-    and no call counts. An explicit format reads only that format (the rest is prose).
+    The calls are read from the answer region (what follows a leading reasoning block) in the accepted
+    format; then the rest of that region is looked at. Under ``auto``, calls in two formats are a hedge. In
+    every format, a tag a reader does not see as written (struck, commented, hidden, in code) and anything
+    outside the calls that looks like a call in any syntax (:mod:`~rewardsmith.verifiers.tool_call.stray`)
+    void the reading: the reading carries a problem and no call counts. A completion with no call but
+    such a look-alike has ``unread`` set (a call in a syntax not read is still a call attempted).
     """
     if size(completion) > limits.max_chars:
         return Reading(problem=f"the completion is over {limits.max_chars} characters")
     reading = Reading()
     prose: list[str] = []
+    hidden: str | None = None
     wanted = FORMATS if fmt == "auto" else (fmt,)
     for text, message in _assistant_turns(completion):
         found: list[Call] = []
         if "openai" in wanted and message is not None:
             found += openai_calls(message, limits)
-        if "hermes" in wanted and (OPEN in text or CLOSE in text):
-            tagged, outside = hermes_calls(text, limits)
+        if "python" in wanted and (python := python_calls(text, limits)) is not None:
+            found += python  # a whole-text Python call list: a tag in it is inside a string or a comment
+            prose.append(python_comments(text))
+        elif "hermes" in wanted and (OPEN in text or CLOSE in text):
+            tagged, outside, spans = hermes_calls(text, limits)
             found += tagged
             prose.append(outside)
-        elif "python" in wanted and (python := python_calls(text, limits)) is not None:
-            found += python
-            prose.append(python_comments(text))
+            hidden = hidden or unseen(text, spans)
         else:
             prose.append(text)
         reading.calls += found
@@ -358,14 +378,13 @@ def read_calls(completion: Text, fmt: str, limits: Limits, offered: Sequence[str
                 reading.forms.append(call.form)
         if len(reading.calls) > limits.max_calls:
             return Reading(forms=reading.forms, problem=f"more than {limits.max_calls} calls")
-    if fmt == "auto":
-        if len(reading.forms) > 1:
-            reading.problem = f"calls in two formats ({', '.join(reading.forms)}): a hedge"
-        elif reading.forms and (pattern := mention_pattern(offered)) is not None:
-            stray = next((m.group(0) for text in prose if (m := pattern.search(text))), None)
-            if stray is not None:
-                reading.problem = (
-                    f"a call of an offered function outside the {reading.forms[0]} calls ({short(stray, 40)!r}): "
-                    "calls in two formats, a hedge"
-                )
+    stray = stray_call("\n".join(prose), offered)
+    if fmt == "auto" and len(reading.forms) > 1:
+        reading.problem = f"calls in two formats ({', '.join(reading.forms)}): a hedge"
+    elif hidden is not None:
+        reading.problem = f"a call a reader does not see as written (struck, commented, hidden or in code): {hidden!r}"
+    elif stray is not None and reading.calls:
+        reading.problem = f"a call outside the {reading.forms[0]} calls ({stray!r}): two call sets, a hedge"
+    elif stray is not None:
+        reading.unread = stray
     return reading

@@ -253,14 +253,25 @@ def test_calls_in_two_formats_or_beside_prose_calls_are_a_hedge_under_auto(compl
 
 def test_an_explicit_format_reads_only_that_format():
     both = hermes(("get_weather", RIGHT)) + '\nI could also have written get_weather(city="London", days=3).'
-    assert verdict(both, format="hermes").score == 1.0  # a Hermes runtime executes only the tag
-    assert verdict(both, format="python").status == "no_answer"
-    assert verdict(openai(("get_weather", RIGHT), content="get_weather(x)"), format="openai").score == 1.0
+    assert verdict(both, format="python").status == "no_answer"  # only a Python call list is read as calls
     assert verdict('get_weather(city="Paris", days=3)', format="hermes").status == "no_answer"
     assert verdict(hermes(("get_weather", RIGHT)), format="openai").status == "no_answer"
-    commented = 'get_weather(city="Paris", days=3)  # or get_weather(city="London", days=3)'
-    assert verdict(commented, format="python").score == 1.0  # a comment is not executed
+    assert verdict(hermes(("get_weather", RIGHT)), format="hermes").score == 1.0
+    assert verdict('get_weather(city="Paris", days=3)  # sunny, I hope', format="python").score == 1.0
     assert verdict('get_weather(city="Paris", days=3)  # sunny, I hope', format="auto").score == 1.0
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "python", "openai"])
+def test_an_explicit_format_still_refuses_a_second_call_in_another_syntax(fmt):
+    """The format says which calls are read, not which text is ignored: a call in any other syntax beside
+    them is a second call set (another runtime, or the reader, takes that one), whatever the format."""
+    completion = {
+        "hermes": hermes(("get_weather", RIGHT)) + '\nI could also have written get_weather(city="London", days=3).',
+        "python": 'get_weather(city="Paris", days=3)  # or get_weather(city="London", days=3)',
+        "openai": openai(("get_weather", RIGHT), content="get_weather(city='London')"),
+    }[fmt]
+    v = verdict(completion, format=fmt)
+    assert (v.score, v.status) == (0.0, "ok") and "hedge" in v.feedback, v.feedback
 
 
 @pytest.mark.parametrize(
