@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from decimal import Decimal
+from functools import lru_cache
 
 from rewardsmith.verifiers.qa.normalize import normalize
 from rewardsmith.verifiers.reading import fold
@@ -62,19 +63,28 @@ def _canonical(value: Decimal) -> str:
     return "#0#" if value == 0 else f"#{format(value.normalize(), 'f')}#"
 
 
-def key(text: str) -> str:
-    """``text`` as it is compared: folded, numbers read as exact decimals, words normalised as SQuAD does."""
-    marked, numbers = _numbers(fold(text))
+@lru_cache(maxsize=4096)
+def _read(text: str) -> tuple[str, int]:
+    """The compared key of ``text`` and how many numbers it holds (cached: a row's aliases are read per statement)."""
+    folded = fold(text)
+    if not any(c.isdigit() for c in folded):
+        return normalize(folded), 0
+    marked, numbers = _numbers(folded)
     words = normalize(marked)
     for number in numbers:
         words = words.replace(_MARK, number, 1)
-    return words
+    return words, len(numbers)
+
+
+def key(text: str) -> str:
+    """``text`` as it is compared: folded, numbers read as exact decimals, words normalised as SQuAD does."""
+    return _read(text)[0]
 
 
 def is_number(text: str) -> bool:
     """Whether ``text`` is one number and nothing else once read (``1,000``, ``-2.5``, ``$5``)."""
-    marked, numbers = _numbers(fold(text))
-    return len(numbers) == 1 and normalize(marked) == _MARK
+    words, count = _read(text)
+    return count == 1 and words.startswith("#") and words.endswith("#") and words.count("#") == 2
 
 
 def same(prediction: str, gold: str) -> bool:
