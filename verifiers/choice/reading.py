@@ -128,12 +128,29 @@ def _texts(text: str, options: Options, named: Named) -> Named:
     return Named(frozenset(found))
 
 
+def _at(key: str, text: str) -> list[int]:
+    """Where ``key`` stands in ``text`` as words of its own (no word character touching it on either side)."""
+    found, start = [], text.find(key) if key else -1
+    while start >= 0:
+        end = start + len(key)
+        if not _word_char(text, start - 1) and not _word_char(text, end):
+            found.append(start)
+        start = text.find(key, start + 1)
+    return found
+
+
+def _word_char(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
+
+
 def _within(key: str, text: str) -> bool:
-    return bool(key) and re.search(rf"(?<!\w){re.escape(key)}(?!\w)", text) is not None
+    return bool(_at(key, text))
 
 
 def _without(text: str, key: str) -> str:
-    return re.sub(rf"(?<!\w){re.escape(key)}(?!\w)", " ", text) if key else text
+    for start in reversed(_at(key, text)):
+        text = text[:start] + " " + text[start + len(key) :]
+    return text
 
 
 def _as_named(label: str, options: Options) -> Named:
