@@ -38,6 +38,7 @@ def case(gold: str, completion: str, correct: bool, note: str, **extra: Any) -> 
 
 NO_LAST = {"last_number": False}
 LAST_ON = {"last_number": True}  # the last-number fallback is opt-in
+OPENED = {"prompt_opens_think": True}  # the chat template ends the prompt with <think>
 
 # Every statement of the chosen form counts; repeating one value is fine.
 HEDGING = [
@@ -461,11 +462,11 @@ THINK = [
          "right only inside think"),
     case(r"4", r"<think>So it's 2+2 = \boxed{4}", False, "unclosed think, no final answer"),
     case(r"4", r"We need $x$. Perhaps \boxed{3}? No, that misses a case." "\n" r"</think>" "\n\n"
-         r"So $\boxed{4}$.", True, "template opened think; earlier box is reasoning"),
+         r"So $\boxed{4}$.", True, "template opened think; earlier box is reasoning", options=OPENED),
     case(r"4", r"Let me compute: \boxed{4}." "\n" r"</think>" "\n\n" r"The answer is 5.", False,
-         "template opened think; final answer wrong"),
+         "template opened think; final answer wrong", options=OPENED),
     case(r"4", r"Adding the two cases gives 4. Answer: 4 seems plausible." "\n" r"</think>", False,
-         "everything before </think> is reasoning"),
+         "everything before </think> is reasoning", options=OPENED),
     case(r"4", r"<think>Two plus two is 4, so the answer is 4.</think>", False, "nothing after think"),
     case(r"#### 18", r"<think>3*6=18</think>" "\n" r"<answer>18</answer>", True, "think then answer tag"),
     case(r"#### 18", r"<think>3*6=18</think>" "\n" r"<answer>9</answer>", False, "think then wrong tag"),
@@ -480,9 +481,18 @@ THINK = [
          False, "hedge after think"),
     case(r"7", r"<think>3 + 4 = 7. The final answer is 7.", False, "unclosed think, answer inside"),
     case(r"7", r"First, 3 + 4 = 7. So the answer is 7." "\n" r"</think>" "\n\n" r"The answer is $\boxed{7}$.", True,
-         "template opened think, consistent"),
+         "template opened think, consistent", options=OPENED),
     case(r"7", r"First, the answer is 8. Hmm, no, I dropped a term." "\n" r"</think>" "\n" r"The final answer is 7.",
-         True, "change of mind before </think> is not a hedge"),
+         True, "change of mind before </think> is not a hedge", options=OPENED),
+    # Unless the spec says the template opened a block, a stray </think> hides nothing (issue 36).
+    case(r"7", r"First, the answer is 8. Hmm, no, I dropped a term." "\n" r"</think>" "\n" r"The final answer is 7.",
+         False, "stray </think> without prompt_opens_think: both statements are read, a hedge"),
+    case(r"7", r"The answer is \boxed{8}. </think> The answer is \boxed{7}.", False,
+         "stray </think> hides nothing: a hedge"),
+    case(r"7", r"The answer is \boxed{8}. </think> The answer is \boxed{7}.", True,
+         "the same with the template's open block: the first box is reasoning", options=OPENED),
+    case(r"7", r"The answer is \boxed{7}.", False, "opened by the template and never closed: all reasoning",
+         options=OPENED),
     case(r"7", r"<think>" "\n" r"7" "\n" r"</think>" "\n\n", False, "only whitespace after think"),
     case(r"7", r"<think>the answer is 7</think>The answer is 6.", False, "wrong answer after think"),
     case(r"3", r"<think>We get \boxed{3}.</think>" "\n\n" r"Thus $x = \boxed{3}$.", True, "same box inside and after"),

@@ -5,11 +5,9 @@ Shared by the families that compare a short answer with a gold (``choice``, ``qa
 Never "any span of the completion that matches": an answer counts only where the completion
 states it as its answer.
 
-**Where.** Reasoning is not the answer: a ``<think>…</think>`` block (everything up to
-``</think>`` when the chat template opened it in the prompt; everything after an unclosed
-``<think>``) is never read, nor is what a reader of the rendered text never sees
-(:mod:`rewardsmith.verifiers.reading`: code, comments, crossed-out and white text, phantoms, link
-targets, ...); a completion that redefines commands states nothing.
+**Where.** Only the answer region is read (:func:`~rewardsmith.verifiers.reading.answer_region`): what a
+reader of the rendered text sees (not code, comments, crossed-out and white text, phantoms, link
+targets, ...; a completion that redefines commands states nothing), without its reasoning blocks.
 
 **Which form** (:data:`FORMS`; a spec's ``answer_from`` lists those it reads, strongest first):
 
@@ -42,8 +40,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from rewardsmith.verifiers.answer_tags import ANSWER_TAG, answer_tags
-from rewardsmith.verifiers.reading import readable_text
+from rewardsmith.verifiers.reading import Region, answer_region
+from rewardsmith.verifiers.reading.answer_tags import ANSWER_TAG, answer_tags
 
 Form = Literal["answer_tag", "boxed", "phrase", "bare"]
 FORMS: tuple[Form, ...] = ("answer_tag", "boxed", "phrase", "bare")
@@ -52,7 +50,6 @@ BARE_WORDS = 12  # a bare completion longer than this is prose, not an answer
 _WINDOW = 400  # characters after a phrase that may hold its answer
 _OFFER_WINDOW = 120  # characters after a statement where an offered alternative is looked for
 
-_THINK = re.compile(r"<(/?)think\s*>", re.IGNORECASE)
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _PHRASE = re.compile(
     r"(?:\bfinal\s+answer[*_\s]{0,6}(?:is\b|:)"
@@ -158,25 +155,9 @@ class FinalAnswer:
         return len(self.statements) > MAX_STATEMENTS
 
 
-def visible_region(text: str) -> str:
-    """The completion as its reader sees it (:func:`~rewardsmith.verifiers.reading.readable_text`: nothing, when
-    it redefines commands) without its reasoning blocks."""
-    text = readable_text(text)
-    tags = list(_THINK.finditer(text))
-    if not tags:
-        return text
-    kept, cursor, inside = [], 0, False
-    if tags[0].group(1):  # a close before any open: the chat template opened the block
-        cursor, tags = tags[0].end(), tags[1:]
-    for tag in tags:
-        if not tag.group(1) and not inside:
-            kept.append(text[cursor : tag.start()])
-            inside = True
-        elif tag.group(1) and inside:
-            inside, cursor = False, tag.end()
-    if not inside:
-        kept.append(text[cursor:])
-    return " ".join(kept)
+def visible_region(text: str | Region, prompt_opens_think: bool = False) -> str:
+    """The answer region of a completion (a :class:`Region` already read is taken as it is)."""
+    return text.text if isinstance(text, Region) else answer_region(text, prompt_opens_think).text
 
 
 def boxes(text: str) -> list[tuple[int, int, str]]:
@@ -302,11 +283,13 @@ def _found(text: str, forms: set[str]) -> list[tuple[str, Statement, int]]:
     return sorted(out, key=lambda item: item[1].start)
 
 
-def final_answer(text: str, forms: Sequence[str] = FORMS) -> FinalAnswer | None:
+def final_answer(
+    text: str | Region, forms: Sequence[str] = FORMS, prompt_opens_think: bool = False
+) -> FinalAnswer | None:
     """Every statement of the final answer ``text`` commits to, read from ``forms`` (strongest
     first, as the spec lists them), with what a cue right after each offers in its place; None
-    when it states none."""
-    region = visible_region(text)
+    when it states none. A family that reports on the region itself reads it first and passes it."""
+    region = visible_region(text, prompt_opens_think)
     order = [f for f in dict.fromkeys(forms) if f in FORMS]
     tags = answer_tags(region) if "answer_tag" in order else []
     found: list[tuple[str, Statement, int]] = []

@@ -80,7 +80,9 @@ def test_denied_asked_or_retracted_statements_are_not_answers(completion):
 def test_reasoning_and_comments_are_never_read():
     assert final_answer("<think>The answer is B.</think>") is None
     assert final_answer("<think>\\boxed{B}") is None  # unclosed: everything after is reasoning
-    assert texts("The answer is B.</think>The answer is C.") == ["C"]  # the template opened the block
+    # A stray </think> hides nothing unless the spec says the template opened the block.
+    assert texts("The answer is B.</think>The answer is C.") == ["B", "C"]
+    assert final_answer("The answer is B.</think>The answer is C.", prompt_opens_think=True).texts == ["C"]
     assert final_answer("<!-- The answer is B. -->") is None
     assert visible_region("a<think>x</think>b") == "a b"
 

@@ -138,7 +138,8 @@ def test_an_unknown_name_suggests_the_closest_and_lists_the_rest():
         build({"type": "math", "answer_feild": "x"})
     text = str(info.value)
     assert text.startswith("math.answer_feild: unknown option 'answer_feild'; did you mean 'answer_field'?")
-    assert "(options of 'math': answer_field, leniency, last_number, extract, timeout_s, workers)" in text
+    listed = "answer_field, leniency, last_number, extract, prompt_opens_think, timeout_s, workers"
+    assert f"(options of 'math': {listed})" in text
     with pytest.raises(SpecError, match=r"^unknown verifier 'fromat'; did you mean 'format'\?"):
         build("fromat")
 

@@ -25,6 +25,7 @@ from rewardsmith.verifiers.choice.reading import Named, read_statement
 from rewardsmith.verifiers.choice.row import Options, read_gold, read_options
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, invalid_input, read_completion, short
 from rewardsmith.verifiers.options import NonEmpty, Unique, declare, option
+from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, Region, answer_region, hinted
 from rewardsmith.verifiers.registry import register
 
 _SHOWN = 80
@@ -50,6 +51,7 @@ class ChoiceVerifier(Verifier):
     answer_from: Annotated[tuple[Form, ...], NonEmpty(), Unique()] = option(
         FORMS, "where the final answer is read, strongest first: answer_tag, boxed, phrase, bare"
     )
+    prompt_opens_think: bool = option(False, PROMPT_OPENS_THINK_DOC)
     accept_text: bool = option(True, 'an option\'s exact text ("Paris") names it, as its label does')
 
     def _verify(self, sample: Sample) -> Verdict:
@@ -68,9 +70,10 @@ class ChoiceVerifier(Verifier):
         text = read_completion(sample)
         if isinstance(text, Verdict):
             return text
-        return self._judge(text, options, gold)
+        region = answer_region(text, self.prompt_opens_think)
+        return hinted(self._judge(region, options, gold), region)
 
-    def _judge(self, text: str, options: Options, gold: int) -> Verdict:
+    def _judge(self, text: Region, options: Options, gold: int) -> Verdict:
         details: dict[str, Any] = {"gold": options.labels[gold], "labels": list(options.labels)}
         answer = final_answer(text, self.answer_from)
         if answer is None:

@@ -42,6 +42,7 @@ from rewardsmith.verifiers.math.extract import (
 from rewardsmith.verifiers.math.leniency import Leniency
 from rewardsmith.verifiers.math.prompt import NOTHING_ASKED, Asked, read_prompt
 from rewardsmith.verifiers.options import Range, declare, option
+from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, answer_region, hinted
 from rewardsmith.verifiers.registry import register
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class GradeTask:
 
     leniency: Leniency
     methods: tuple[str, ...]
+    prompt_opens_think: bool = False
     # What a pool worker imports as soon as it starts, before any batch arrives.
     preload: ClassVar[tuple[str, ...]] = (
         "math_verify", "rewardsmith.verifiers.math.parse", "rewardsmith.verifiers.math.grade",
@@ -84,8 +86,9 @@ class GradeTask:
         except Exception as exc:  # the gold's fault: the row, not the completion
             return invalid_input(f"could not read gold answer {gold_text[:80]!r}: {type(exc).__name__}")
         details: dict[str, Any] = {"gold": gold_span[:_SHOWN], "gold_parsed": gold.ok}
+        region = answer_region(completion, self.prompt_opens_think)
         try:
-            found = extract_answer(completion, last_number="last_number" in self.methods, methods=self.methods,
+            found = extract_answer(region, last_number="last_number" in self.methods, methods=self.methods,
                                    asked=asked)
             pred = None
             if found is not None and found.overflow:
@@ -106,6 +109,7 @@ class GradeTask:
                               details=details)
         else:
             verdict = self._judge(gold, gold_span, found, pred, details, asked)
+        verdict = hinted(verdict, region)
         verdict.elapsed_s = time.perf_counter() - start
         return verdict
 
@@ -205,6 +209,7 @@ class MathVerifier(Verifier):
     leniency: Leniency = option(Leniency(), "what counts as the same answer: the switches below")
     last_number: bool = option(False, "fall back to the completion's last standalone number (opt-in)")
     extract: tuple[Method, ...] = option(DEFAULT_METHODS, "the answer forms looked for, strongest first")
+    prompt_opens_think: bool = option(False, PROMPT_OPENS_THINK_DOC)
     timeout_s: Annotated[float, Range(gt=0)] = option(5.0, "wall-clock limit per sample (pool only)")
     workers: Annotated[int, Range(ge=0)] | None = option(
         None, "grading processes (default: the CPUs this process may use); 0 grades in-process, without a time limit")
@@ -213,7 +218,7 @@ class MathVerifier(Verifier):
         wanted = set(self.extract) | ({"last_number"} if self.last_number else set())
         self.methods = tuple(m for m in METHODS if m in wanted)
         self.last_number = "last_number" in self.methods
-        self.task = GradeTask(self.leniency, self.methods)
+        self.task = GradeTask(self.leniency, self.methods, self.prompt_opens_think)
 
     def start(self, wait: bool = False) -> None:
         """Start the worker pool now (see :meth:`Verifier.start`); with ``wait`` each worker also

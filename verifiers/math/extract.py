@@ -3,10 +3,9 @@
 Splitting extraction from parsing (as Math-Verify does) keeps each testable alone and
 means only short answer spans ever reach the LaTeX parser, never a whole solution.
 
-**Where.** What a reader never sees is never read (:mod:`rewardsmith.verifiers.reading`; a
-completion that redefines commands states nothing). Reasoning is not the answer: a
-``<think>…</think>`` block, or everything up to ``</think>`` when the chat template opened the
-block in the prompt, is never searched, and an unclosed ``<think>`` hides everything after it.
+**Where.** Only the answer region is read (:func:`~rewardsmith.verifiers.reading.answer_region`):
+what a reader sees (a completion that redefines commands states nothing), without its reasoning
+blocks.
 
 **Which form** (the strongest present decides; ``Extraction.method`` names it):
 
@@ -36,18 +35,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 
-from rewardsmith.verifiers.answer_tags import answer_tags
 from rewardsmith.verifiers.math.prompt import NOTHING_ASKED, Asked, number_value
 from rewardsmith.verifiers.math.units import changes_value, words
-from rewardsmith.verifiers.reading import readable_text
+from rewardsmith.verifiers.reading import Region, answer_region
+from rewardsmith.verifiers.reading.answer_tags import answer_tags
 
 METHODS = ("answer_tag", "boxed", "phrase", "gsm8k", "conclusion", "last_number")
 DEFAULT_METHODS = METHODS[:-1]  # the last-number fallback is opt-in: a number the text mentions is not an answer
 
 BOX_COMMAND = re.compile(r"\\(?:boxed|fbox|framebox)(?![A-Za-z])\s*")
 _BRACE_TOKEN = re.compile(r"\\.|[{}]", re.DOTALL)
-_THINK_CLOSE = re.compile(r"</think\s*>", re.IGNORECASE)
-_THINK_OPEN = re.compile(r"<think\s*>", re.IGNORECASE)
 GSM8K_MARK = re.compile(r"####[ \t]*([^\n]*)")
 # Markdown emphasis may wrap the phrase: "**Final Answer:** 5", "**Answer**: 5".
 PHRASE = re.compile(
@@ -108,34 +105,6 @@ class _Statement:
     method: str
     start: int
     end: int = -1  # where the statement's own text ends (-1: unknown, nothing after it is read)
-
-
-def answer_region(text: str) -> str:
-    """The part of a completion that may state the answer: every reasoning block removed.
-
-    A ``</think>`` with no ``<think>`` before it closes a block the chat template opened in
-    the prompt, so everything before it is reasoning; an unclosed ``<think>`` hides the rest.
-    """
-    tags = sorted(
-        [(m.start(), m.end(), "open") for m in _THINK_OPEN.finditer(text)]
-        + [(m.start(), m.end(), "close") for m in _THINK_CLOSE.finditer(text)]
-    )
-    kept, cursor, inside = [], 0, False
-    if tags and tags[0][2] == "close":
-        cursor = tags[0][1]
-        tags = tags[1:]
-    for start, end, kind in tags:
-        if start < cursor:
-            continue
-        if kind == "open" and not inside:
-            kept.append(text[cursor:start])
-            inside = True
-        elif kind == "close" and inside:
-            inside = False
-        cursor = end if inside or kind == "close" else cursor
-    if not inside:
-        kept.append(text[cursor:])
-    return " ".join(kept)
 
 
 def brace_pairs(text: str) -> dict[int, int]:
@@ -478,12 +447,13 @@ def _complement(spans: list[tuple[int, int]], length: int) -> list[tuple[int, in
     return out
 
 
-def extract_answer(text: str, last_number: bool = False, methods: Iterable[str] = METHODS,
-                   asked: Asked = NOTHING_ASKED) -> Extraction | None:
+def extract_answer(text: str | Region, last_number: bool = False, methods: Iterable[str] = METHODS,
+                   asked: Asked = NOTHING_ASKED, prompt_opens_think: bool = False) -> Extraction | None:
     """The final answer a completion states, or None when it states none. The last-number fallback
-    runs only with ``last_number`` (and never takes a number ``asked`` says the prompt gives)."""
+    runs only with ``last_number`` (and never takes a number ``asked`` says the prompt gives). A
+    :class:`Region` already read is taken as it is."""
     methods = tuple(m for m in methods if last_number or m != "last_number")
-    region = answer_region(readable_text(text))  # what a reader sees, then where the answer may be
+    region = text.text if isinstance(text, Region) else answer_region(text, prompt_opens_think).text
     if "answer_tag" in methods:
         tags = answer_tags(region)
         if tags:
@@ -491,7 +461,7 @@ def extract_answer(text: str, last_number: bool = False, methods: Iterable[str] 
             statements = []
             for start, end in tags:
                 inner = region[start:end]
-                nested = extract_answer(inner, methods=inner_methods)
+                nested = extract_answer(Region(inner), methods=inner_methods)
                 spans = nested.spans if nested is not None else (strip_math_delimiters(_trim(inner)),)
                 statements.extend(_Statement(span, "answer_tag", start) for span in spans if span.strip())
             # A box or a stated answer outside the tags is a statement too: "\boxed{5} <answer>4</answer>" hedges.

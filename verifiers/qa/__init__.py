@@ -35,6 +35,7 @@ from rewardsmith.verifiers.options import NonEmpty, Range, Unique, declare, opti
 from rewardsmith.verifiers.qa.golds import read_aliases
 from rewardsmith.verifiers.qa.match import f1, key, same
 from rewardsmith.verifiers.qa.normalize import normalize
+from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, Region, answer_region, hinted
 from rewardsmith.verifiers.registry import register
 
 _SHOWN = 80
@@ -80,6 +81,7 @@ class QAVerifier(Verifier):
     answer_from: Annotated[tuple[Form, ...], NonEmpty(), Unique()] = option(
         FORMS, "where the final answer is read, strongest first: answer_tag, boxed, phrase, bare"
     )
+    prompt_opens_think: bool = option(False, PROMPT_OPENS_THINK_DOC)
     max_answer_words: Annotated[int, Range(ge=0)] = option(
         10, "an answer with more words (after normalisation) than this or the longest alias scores 0; 0: no cap"
     )
@@ -101,9 +103,10 @@ class QAVerifier(Verifier):
         text = read_completion(sample)
         if isinstance(text, Verdict):
             return text
-        return self._judge(text, aliases, sample.prompt_text)
+        region = answer_region(text, self.prompt_opens_think)
+        return hinted(self._judge(region, aliases, sample.prompt_text), region)
 
-    def _judge(self, text: str, aliases: list[str], prompt: str) -> Verdict:
+    def _judge(self, text: Region, aliases: list[str], prompt: str) -> Verdict:
         details: dict[str, Any] = {"gold": [short(a, _SHOWN) for a in aliases[:8]], "metric": self.metric}
         answer = final_answer(text, self.answer_from)
         if answer is None:

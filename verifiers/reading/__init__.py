@@ -8,10 +8,32 @@ completion that redefines commands has no readable answer (:attr:`Visible.redefi
 :func:`fold` is the separate step for labels, keywords and short answers: NFKC and the TR39 confusable
 skeleton, so a look-alike letter, digit or comma from another script is what it looks like.
 
+:func:`answer_region` is where the answer may be: what a reader sees, without the reasoning blocks, by one
+rule taken from what the prompt opened (``prompt_opens_think``), never guessed from the completion.
+
 docs/reading.md has the table of constructs and how each is read.
 """
 
+from rewardsmith.verifiers.reading.region import (
+    PROMPT_OPENS_THINK_DOC,
+    STRAY_CLOSE_HINT,
+    Region,
+    answer_region,
+    hinted,
+)
 from rewardsmith.verifiers.reading.unicode import fold, is_invisible, strip_invisible
 from rewardsmith.verifiers.reading.visible import Visible, readable_text, visible
 
-__all__ = ["Visible", "fold", "is_invisible", "readable_text", "strip_invisible", "visible"]
+__all__ = [
+    "PROMPT_OPENS_THINK_DOC",
+    "STRAY_CLOSE_HINT",
+    "Region",
+    "Visible",
+    "answer_region",
+    "fold",
+    "hinted",
+    "is_invisible",
+    "readable_text",
+    "strip_invisible",
+    "visible",
+]

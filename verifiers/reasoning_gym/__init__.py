@@ -9,7 +9,7 @@ writes such rows.
 
 Reading: the content of the ``<answer>…</answer>`` tags reasoning-gym's prompts ask for (the whole
 content: grids and move lists span lines), outside ``<think>`` and what a reader never sees
-(:func:`~rewardsmith.verifiers.answer_span.visible_region`); tags that differ are a hedge and score 0.
+(:func:`~rewardsmith.verifiers.reading.answer_region`); tags that differ are a hedge and score 0.
 ``answer_from`` may add ``boxed``/``phrase``/``bare`` as fallbacks, read by
 :mod:`~rewardsmith.verifiers.answer_span`.
 
@@ -47,6 +47,7 @@ from rewardsmith.verifiers.core import (
 from rewardsmith.verifiers.isolated import Scored, ScoreItem, score_isolated
 from rewardsmith.verifiers.json_value import duplicate_key
 from rewardsmith.verifiers.options import NonEmpty, Range, Unique, declare, option
+from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, Region, answer_region, hinted
 from rewardsmith.verifiers.reasoning_gym.policy import UNSAFE, grammar_problem, squash, stricter_check, tuple_paths
 from rewardsmith.verifiers.reasoning_gym.survey import FULL
 from rewardsmith.verifiers.registry import register
@@ -55,7 +56,7 @@ Form = Literal["answer_tag", "boxed", "phrase", "bare"]
 _SHOWN = 200
 
 
-def read_answer(text: str, forms: tuple[str, ...]) -> tuple[str | None, str]:
+def read_answer(text: str | Region, forms: tuple[str, ...]) -> tuple[str | None, str]:
     """(the one committed answer or None, why none): every answer tag's whole content, else the other forms."""
     region = visible_region(text)
     said: list[str] = []
@@ -64,7 +65,7 @@ def read_answer(text: str, forms: tuple[str, ...]) -> tuple[str | None, str]:
     if not said and any(f != "answer_tag" for f in forms):
         # Every form is read, so a box followed by "the final answer is 157" is seen as the hedge it is;
         # the deciding form must be one the spec names.
-        found = final_answer(text, tuple(f for f in FORMS if f != "answer_tag"))
+        found = final_answer(Region(region), tuple(f for f in FORMS if f != "answer_tag"))
         said = [plain(t) for t in found.texts] if found and found.form in forms else []
     if not said:
         return None, f"no answer found (read from {', '.join(forms)})"
@@ -103,6 +104,7 @@ class ReasoningGymVerifier(Verifier):
     answer_from: Annotated[tuple[Form, ...], NonEmpty(), Unique()] = option(
         ("answer_tag",), "where the answer is read, strongest first: answer_tag, boxed, phrase, bare"
     )
+    prompt_opens_think: bool = option(False, PROMPT_OPENS_THINK_DOC)
     partial: bool = option(False, "pay the scorer's partial credit (below 1.0) instead of 0")
     min_score: Annotated[float, Range(ge=0, le=1)] = option(0.0, "with partial: a score below this pays 0")
     unsafe: Literal["exact", "refuse", "trust"] = option(
@@ -146,7 +148,7 @@ class ReasoningGymVerifier(Verifier):
 
     def _verify_batch(self, samples: list[Sample]) -> list[Verdict]:
         out: list[Verdict | None] = [None] * len(samples)
-        pending: list[tuple[int, ScoreItem, dict[str, Any]]] = []
+        pending: list[tuple[int, ScoreItem, dict[str, Any], Region]] = []
         for i, sample in enumerate(samples):
             prepared = self._prepare(sample)
             if isinstance(prepared, Verdict):
@@ -157,7 +159,7 @@ class ReasoningGymVerifier(Verifier):
         index_of: dict[str, int] = {}
         unique: list[ScoreItem] = []
         slots: list[int] = []
-        for _, item, _ in pending:
+        for _, item, _, _ in pending:
             key = _identity(item)
             if key is not None and key in index_of:
                 slots.append(index_of[key])
@@ -167,11 +169,11 @@ class ReasoningGymVerifier(Verifier):
             slots.append(len(unique))
             unique.append(item)
         results = self._score(unique)
-        for (i, item, details), slot in zip(pending, slots, strict=True):
-            out[i] = self._judge(item, details, results[slot])
+        for (i, item, details, region), slot in zip(pending, slots, strict=True):
+            out[i] = hinted(self._judge(item, details, results[slot]), region)
         return [v if v is not None else error("no verdict (a verifier bug)") for v in out]
 
-    def _prepare(self, sample: Sample) -> tuple[ScoreItem, dict[str, Any]] | Verdict:
+    def _prepare(self, sample: Sample) -> tuple[ScoreItem, dict[str, Any], Region] | Verdict:
         """The scoring item of a sample, or the verdict that needs no scorer (bad row, no answer, hedge)."""
         text = read_completion(sample)
         if isinstance(text, Verdict):
@@ -200,11 +202,13 @@ class ReasoningGymVerifier(Verifier):
                 return invalid_input(
                     f"{name}'s scorer pays attacks in full ({UNSAFE[name]}); unsafe: refuse", **details
                 )
-        answer, why = read_answer(text, self.answer_from)
+        region = answer_region(text, self.prompt_opens_think)
+        answer, why = read_answer(region, self.answer_from)
         if answer is None:
             hedge = why.startswith(("several", "more than"))
-            return Verdict(
-                score=0.0, correct=False, status="ok" if hedge else "no_answer", feedback=why, details=details
+            return hinted(
+                Verdict(score=0.0, correct=False, status="ok" if hedge else "no_answer", feedback=why, details=details),
+                region,
             )
         details["answer"] = short(answer, _SHOWN)
         off_grammar = grammar_problem(name, answer)
@@ -221,7 +225,7 @@ class ReasoningGymVerifier(Verifier):
         if config is not None and not isinstance(config, Mapping):
             return invalid_input(f"{self.config_field!r} should hold the generator's options as a mapping", **details)
         entry = {"question": sample.prompt_text, "answer": gold, "metadata": dict(metadata)}
-        return ScoreItem(name, answer, entry, dict(config) if config else None, tuple_paths(name)), details
+        return ScoreItem(name, answer, entry, dict(config) if config else None, tuple_paths(name)), details, region
 
     def _score(self, items: list[ScoreItem]) -> list[Scored]:
         if not items:

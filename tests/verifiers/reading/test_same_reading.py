@@ -1,5 +1,6 @@
-"""The same shapes fed to ``math`` and ``qa`` get the same reading: both read through verifiers/reading, so
-what one family hides the other hides too (issue 36: ``<!-- <think> -->`` once split them, 0 vs 1.0)."""
+"""The same shapes fed to ``math``, ``qa`` and ``choice`` get the same reading: all read through
+verifiers/reading, so what one family hides the others hide too (issue 36: ``<!-- <think> -->`` once split
+them, 0 vs 1.0)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,19 @@ import pytest
 
 from rewardsmith.verifiers import Sample, build
 
-FAMILIES = {"math": build("math"), "qa": build("qa")}
+FAMILIES = {"math": build("math"), "qa": build("qa"), "choice": build("choice")}
+OPENED = {
+    "math": build({"type": "math", "prompt_opens_think": True}),
+    "qa": build({"type": "qa", "prompt_opens_think": True}),
+    "choice": build({"type": "choice", "prompt_opens_think": True}),
+}
+# The gold is 5 for every family: choice's option B is "5", and an option's exact text names it.
+FIELDS = {"answer": "5", "choices": ["3", "5", "7", "9"]}
+
+
+def score(verifier, completion: str) -> tuple[float, str, str]:
+    verdict = verifier.verify(Sample(prompt="What is 2 + 3?", completion=completion, fields=FIELDS))
+    return verdict.score, verdict.status, verdict.feedback
 
 SHAPES = [
     # what renders shows the answer: paid by both
@@ -37,11 +50,42 @@ SHAPES = [
     # a visible second value is still a hedge for both
     ("The answer is \\boxed{5}. The answer is \\boxed{3}.", 0.0),
     ("The answer is \\boxed{5}. [\\boxed{3}](https://x.org)", 0.0),
+    # reasoning blocks the completion opens are not the answer region; a stray close hides nothing
+    ("<think>The answer is \\boxed{3}.</think> The answer is \\boxed{5}.", 1.0),
+    ("<think>The answer is \\boxed{5}.</think> The answer is \\boxed{3}.", 0.0),
+    ("<think>The answer is \\boxed{5}.", 0.0),
+    ("The answer is \\boxed{3}. </think> The answer is \\boxed{5}.", 0.0),
+    ("The answer is \\boxed{5}. </think>", 1.0),
+    ("<!-- </think> --> The answer is \\boxed{5}.", 1.0),
+]
+
+# With prompt_opens_think (the chat template opened the block): everything up to the first </think> is reasoning.
+OPENED_SHAPES = [
+    ("The answer is \\boxed{3}. </think> The answer is \\boxed{5}.", 1.0),
+    ("The answer is \\boxed{5}. </think> The answer is \\boxed{3}.", 0.0),
+    ("The answer is \\boxed{5}.", 0.0),  # never closed: all reasoning
+    ("Hmm. </think> The answer is \\boxed{5}. </think> The answer is \\boxed{3}.", 0.0),  # one block only
+    ("Hmm. </think> <think>\\boxed{3}</think> The answer is \\boxed{5}.", 1.0),
 ]
 
 
 @pytest.mark.parametrize(("completion", "expected"), SHAPES)
 @pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_math_and_qa_read_the_same_shapes_the_same_way(family: str, completion: str, expected: float) -> None:
-    verdict = FAMILIES[family].verify(Sample(prompt="What is 2 + 3?", completion=completion, fields={"answer": "5"}))
-    assert verdict.score == expected, (family, verdict.status, verdict.feedback)
+def test_every_family_reads_the_same_shapes_the_same_way(family: str, completion: str, expected: float) -> None:
+    got, status, feedback = score(FAMILIES[family], completion)
+    assert got == expected, (family, status, feedback)
+
+
+@pytest.mark.parametrize(("completion", "expected"), OPENED_SHAPES)
+@pytest.mark.parametrize("family", sorted(OPENED))
+def test_prompt_opens_think_moves_the_region_the_same_way(family: str, completion: str, expected: float) -> None:
+    got, status, feedback = score(OPENED[family], completion)
+    assert got == expected, (family, status, feedback)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_a_stray_close_that_cost_the_reward_names_the_option(family: str) -> None:
+    got, _, feedback = score(FAMILIES[family], "The answer is \\boxed{3}. </think> The answer is \\boxed{5}.")
+    assert got == 0.0 and "prompt_opens_think: true" in feedback
+    got, _, feedback = score(FAMILIES[family], "The answer is \\boxed{3}. The answer is \\boxed{5}.")
+    assert got == 0.0 and "prompt_opens_think" not in feedback  # no stray close: no hint

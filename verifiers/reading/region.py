@@ -1,0 +1,87 @@
+"""Where the answer may be: the completion without its reasoning, one rule for every family.
+
+Whether a completion *starts* inside a reasoning block is decided by the prompt, not by the completion:
+R1-style chat templates end the prompt with ``<think>``, so the completion opens mid-block and closes it
+with ``</think>``. Trainers often pass prompts as messages, so the reward cannot see the template; the spec
+says it (``prompt_opens_think``). Guessing it from the completion would let a policy hide a hedge: with the
+guess, ``The answer is 7. </think> The answer is 5.`` reads as 5; without it, as 7 and 5, a hedge.
+
+* ``prompt_opens_think`` off (the default): a ``</think>`` with no ``<think>`` before it closes nothing and
+  hides nothing; the tag itself is dropped and the text before it stays in the answer region.
+* ``prompt_opens_think`` on: everything up to the first ``</think>`` is reasoning; a completion that never
+  closes it states nothing.
+
+Then, either way, every ``<think>…</think>`` block the completion opens itself is reasoning, and a block
+it opens and never closes hides everything after it: reasoning that never ends is not an answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from rewardsmith.verifiers.core import Verdict
+from rewardsmith.verifiers.reading.visible import readable_text
+
+THINK_TAG = re.compile(r"<(/?)think\s*>", re.IGNORECASE)
+
+# The spec option every family that reads an answer declares, documented once.
+PROMPT_OPENS_THINK_DOC = (
+    "the chat template ends the prompt with <think> (R1-style): the completion starts inside a reasoning block, "
+    "and everything up to its first </think> is reasoning"
+)
+# What the feedback says when a stray close was read as text: the spec may be missing the option.
+STRAY_CLOSE_HINT = (
+    "the completion closes a reasoning block it never opened (</think>), so the text before it was read as "
+    "part of the answer; if the chat template opens the block in the prompt, set prompt_opens_think: true"
+)
+
+
+@dataclass(frozen=True)
+class Region:
+    """The answer region (empty when the completion is all reasoning), and whether a stray ``</think>`` was
+    read as text: the one case where a spec without ``prompt_opens_think`` may be reading it wrong."""
+
+    text: str
+    stray_close: bool = False
+
+
+def hinted(verdict: Verdict, region: Region) -> Verdict:
+    """``verdict`` noting a stray ``</think>`` (``details.stray_think_close``) and, when it did not pay,
+    naming the option in its feedback: the one thing a user who forgot it needs to read."""
+    if not region.stray_close:
+        return verdict
+    feedback = verdict.feedback
+    if not verdict.correct:
+        feedback = f"{feedback}; {STRAY_CLOSE_HINT}" if feedback else STRAY_CLOSE_HINT
+    return replace(verdict, feedback=feedback, details={**verdict.details, "stray_think_close": True})
+
+
+def answer_region(completion: str, prompt_opens_think: bool = False) -> Region:
+    """What a reader sees of the completion (:func:`readable_text`: a tag inside a comment is no tag),
+    without its reasoning blocks (module docstring). A removed block leaves a space, so the words on
+    either side of it never join."""
+    text = readable_text(completion)
+    tags = list(THINK_TAG.finditer(text))
+    cursor, stray = 0, False
+    if prompt_opens_think:
+        first_close = next((tag for tag in tags if tag.group(1)), None)
+        if first_close is None:
+            return Region("")
+        cursor = first_close.end()
+        tags = [tag for tag in tags if tag.start() >= cursor]
+    kept: list[str] = []
+    inside = False
+    for tag in tags:
+        closing = bool(tag.group(1))
+        if not closing and not inside:
+            kept.append(text[cursor : tag.start()])
+            inside = True
+        elif closing and inside:
+            inside, cursor = False, tag.end()
+        elif closing:  # a close with nothing open: the tag goes, the text before it stays
+            kept.append(text[cursor : tag.start()])
+            cursor, stray = tag.end(), True
+    if not inside:
+        kept.append(text[cursor:])
+    return Region(" ".join(kept), stray)
