@@ -89,7 +89,7 @@ def _by_labels(text: str, options: Options, accept_text: bool) -> Named:
                 return _tokens(text, options)  # "2 thousand", "2 apples": a quantity, not the label 2
             # "(B) Paris" with Paris option A names both; so does "B — the one about the moon", cut from D's text
             other = Named(frozenset(_restated(rest, options))) if accept_text else Named()
-            return named | other | _tokens(rest, options)
+            return named | other | _tokens(rest, options, bare_digits=True)
     return _tokens(text, options)
 
 
@@ -171,14 +171,15 @@ def _article(text: str, start: int, end: int, dressed: bool, options: Options) -
     )
 
 
-def _tokens(text: str, options: Options) -> Named:
+def _tokens(text: str, options: Options, bare_digits: bool = False) -> Named:
     """Every standalone label in ``text`` (a capital that is none is an outside letter; a lowercase letter
-    counts only where its capital is a label), named or denied."""
+    counts only where its capital is a label), named or denied. ``bare_digits``: ``text`` follows a label
+    ("2) or 1"), where a bare digit that is a digit label is that label too, not a number in prose."""
     named: list[str] = []
     denied: list[str] = []
     for token in _TOKEN.finditer(text):
         opened, label, closed = token.groups()
-        if label.isdigit() and (options.letters or not (opened or closed)):
+        if label.isdigit() and (options.letters or not (opened or closed or bare_digits)):
             continue  # a number in prose, not a label: only "(2)", "2)", "[2]" name a digit label inside text
         if label.isdigit() and _MATH_BEFORE.search(text, 0, token.start()):
             continue  # "\\pm (2)", "x + (2)": a term of a formula

@@ -113,3 +113,18 @@ def test_own_text_holding_another_options_text_is_not_a_second_option():
 def test_accept_text_false_reads_labels_only():
     assert paid("Answer: B) 42", verifier=LABELS_ONLY) == 1.0
     assert paid("Answer: B or \u0421", verifier=LABELS_ONLY) == 0.0  # look-alike labels still count
+
+
+DIGIT_ROW = {"text": ["50 C", "100 C", "150 C"], "label": ["1", "2", "3"]}
+
+
+@pytest.mark.parametrize(
+    "completion", ["The answer is (2 or 1).", "2) or 1", "The answer is (2) or maybe 3", "2: or 3"]
+)
+def test_a_bare_digit_label_after_the_label_is_a_second_label(completion):
+    assert paid(completion, DIGIT_ROW, answer="2") == 0.0
+
+
+@pytest.mark.parametrize("completion", ["The answer is 2) 100 C", "The answer is 2: 100 C", "(2)", "The answer is 2."])
+def test_a_digit_label_with_its_own_text_keeps_paying(completion):
+    assert paid(completion, DIGIT_ROW, answer="2") == 1.0
