@@ -7,6 +7,14 @@ Every other standalone label in it is named too, so "A or B", "A, B, C, D" and "
 name several options (a hedge); a capital letter that is not a label ("E" among four options) is
 named as an outside letter (a wrong answer). A label after a negation ("not B", "B, not C",
 "neither A nor B", "anything except D") is denied, not named.
+
+The row's options decide what else a statement names, not the words around them: the whole text of
+another option anywhere in it ("B, but 42 is defensible", "B (or 42)" with 42 option C), or, right
+after a label, another option's text whole or cut short ("B — the one about the moon" for D's "The
+one about the moon landing"), names that option too. A statement is read as it looks
+(:func:`~rewardsmith.verifiers.choice.row.looks`): a Cyrillic ``В``, a fullwidth ``Ｂ``, a mathematical
+``𝐁``, a circled ``Ⓑ`` or a ``B`` with a combining mark is the label ``B`` (an HTML entity ``&#66;`` is
+already ``B`` in the visible text), so a second label that only looks different is a second label.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import re
 from dataclasses import dataclass
 
 from rewardsmith.verifiers.answer_span import plain
-from rewardsmith.verifiers.choice.row import Options, squash
+from rewardsmith.verifiers.choice.row import Options, looks, seen, squash
 
 _HEAD = re.compile(
     r"^(?:(?:the\s+)?(?:correct\s+|right\s+|best\s+)?(?:option|choice|answer|letter)\s*[:#]?\s*)?"
@@ -52,13 +60,21 @@ class Named:
 
 def read_statement(span: str, options: Options, accept_text: bool = True) -> Named:
     """The options ``span`` names (see the module docstring)."""
-    text = plain(span)
+    options = seen(options)
+    text = looks(plain(span))
     if not text:
         return Named()
     if accept_text:
         by_text = options.indices_of_text(text)
         if by_text:
             return Named(frozenset(by_text))
+    named = _by_labels(text, options, accept_text)
+    return named | _texts(text, options, named) if accept_text else named
+
+
+def _by_labels(text: str, options: Options, accept_text: bool) -> Named:
+    """The options ``text`` names by label: a head label (with its own text, or another's after it), then every
+    standalone label."""
     head = _HEAD.match(text)
     if head is not None and not _article(
         text, head.start(2), head.end(), bool(head.group(1) or head.group(3)), options
@@ -71,8 +87,9 @@ def read_statement(span: str, options: Options, accept_text: bool = True) -> Nam
                 return named
             if label.isdigit() and not (head.group(1) or head.group(3)) and not _SEPARATED.match(text, head.end(2)):
                 return _tokens(text, options)  # "2 thousand", "2 apples": a quantity, not the label 2
-            other = Named(frozenset(options.indices_of_text(rest))) if accept_text else Named()
-            return named | other | _tokens(rest, options)  # "(B) Paris" with Paris option A names both
+            # "(B) Paris" with Paris option A names both; so does "B — the one about the moon", cut from D's text
+            other = Named(frozenset(_restated(rest, options))) if accept_text else Named()
+            return named | other | _tokens(rest, options, bare_digits=True)
     return _tokens(text, options)
 
 
@@ -92,7 +109,48 @@ def _restates(rest: str, own: str) -> bool:
     """Whether what follows a label is that option's text, whole or cut short ("C: vitamin D" for
     "Vitamin D deficiency"), and nothing else."""
     key = squash(rest)
-    return len(key) >= 3 and re.search(rf"(?<!\w){re.escape(key)}(?!\w)", squash(own)) is not None
+    return len(key) >= 3 and _within(key, squash(own))
+
+
+def _restated(rest: str, options: Options) -> list[int]:
+    """The options whose text ``rest`` restates, whole or cut short."""
+    return [i for i, own in enumerate(options.texts) if _restates(rest, own)]
+
+
+def _texts(text: str, options: Options, named: Named) -> Named:
+    """The other options whose whole text ``text`` states, besides the options it names ("B, but 42 is
+    defensible" with 42 option C names C): outside the named options' own texts, word by word. The row's
+    options decide, not the words around them: a statement that names two options' texts names two."""
+    rest = squash(text)
+    for i in sorted(named.indices, key=lambda i: -len(options.texts[i])):
+        rest = _without(rest, squash(options.texts[i]))
+    found = [i for i, own in enumerate(options.texts) if i not in named.indices and _within(squash(own), rest)]
+    return Named(frozenset(found))
+
+
+def _at(key: str, text: str) -> list[int]:
+    """Where ``key`` stands in ``text`` as words of its own (no word character touching it on either side)."""
+    found, start = [], text.find(key) if key else -1
+    while start >= 0:
+        end = start + len(key)
+        if not _word_char(text, start - 1) and not _word_char(text, end):
+            found.append(start)
+        start = text.find(key, start + 1)
+    return found
+
+
+def _word_char(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
+
+
+def _within(key: str, text: str) -> bool:
+    return bool(_at(key, text))
+
+
+def _without(text: str, key: str) -> str:
+    for start in reversed(_at(key, text)):
+        text = text[:start] + " " + text[start + len(key) :]
+    return text
 
 
 def _as_named(label: str, options: Options) -> Named:
@@ -113,14 +171,15 @@ def _article(text: str, start: int, end: int, dressed: bool, options: Options) -
     )
 
 
-def _tokens(text: str, options: Options) -> Named:
+def _tokens(text: str, options: Options, bare_digits: bool = False) -> Named:
     """Every standalone label in ``text`` (a capital that is none is an outside letter; a lowercase letter
-    counts only where its capital is a label), named or denied."""
+    counts only where its capital is a label), named or denied. ``bare_digits``: ``text`` follows a label
+    ("2) or 1"), where a bare digit that is a digit label is that label too, not a number in prose."""
     named: list[str] = []
     denied: list[str] = []
     for token in _TOKEN.finditer(text):
         opened, label, closed = token.groups()
-        if label.isdigit() and (options.letters or not (opened or closed)):
+        if label.isdigit() and (options.letters or not (opened or closed or bare_digits)):
             continue  # a number in prose, not a label: only "(2)", "2)", "[2]" name a digit label inside text
         if label.isdigit() and _MATH_BEFORE.search(text, 0, token.start()):
             continue  # "\\pm (2)", "x + (2)": a term of a formula

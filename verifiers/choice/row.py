@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
+
+from rewardsmith.verifiers.reading import fold
 
 MAX_OPTIONS = 26
 _DRESSED_LABEL = re.compile(r"^\s*(?:option\s+|choice\s+)?[(\[]?\s*([A-Za-z0-9]{1,2})\s*[)\].:]?\s*$", re.IGNORECASE)
@@ -46,9 +50,27 @@ class Options:
         return all(label.isalpha() for label in self.labels)
 
 
+def looks(text: str) -> str:
+    """``text`` as it looks (:func:`~rewardsmith.verifiers.reading.fold`: a Cyrillic ``В``, a fullwidth ``Ｂ``, a
+    mathematical ``𝐁`` and a circled ``Ⓑ`` are ``B``), without combining marks (``C\u0301`` is ``C``): a label
+    that only looks different is that label, never a different one that goes unread."""
+    text = fold(text)
+    if text.isascii():
+        return text
+    return unicodedata.normalize(
+        "NFC", "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+    )
+
+
+@lru_cache(maxsize=256)
+def seen(options: Options) -> Options:
+    """The options as they look (:func:`looks` on every label and text), to read a statement read the same way."""
+    return Options(tuple(looks(label) for label in options.labels), tuple(looks(text) for text in options.texts))
+
+
 def squash(text: str) -> str:
-    """Text compared as a reader would: case, outer punctuation and runs of spaces aside."""
-    return " ".join(str(text).split()).strip(" .").casefold()
+    """Text compared as a reader would: look-alikes folded, case, outer punctuation and runs of spaces aside."""
+    return " ".join(looks(str(text)).split()).strip(" .").casefold()
 
 
 def read_options(value: Any) -> Options | str:

@@ -5,8 +5,9 @@ Fields read: ``answer`` (``answer_field``): the gold answers, as a string, a lis
 (:mod:`~rewardsmith.verifiers.qa.golds`); ``prompt`` for the echo check.
 
 The final answer is read from the forms ``answer_from`` names (:mod:`~rewardsmith.verifiers.answer_span`),
-never from anywhere in the completion, and compared after SQuAD v1.1's normalisation
-(:mod:`~rewardsmith.verifiers.qa.normalize`), taking the best alias:
+never from anywhere in the completion, and compared after SQuAD v1.1's normalisation with numbers
+read as exact decimals and look-alike characters folded (:mod:`~rewardsmith.verifiers.qa.match`:
+``2.5`` is not ``25``, ``-7`` is not ``7``), taking the best alias:
 
 * ``metric: em`` (default): 1.0 when the answer equals an alias, else 0.0;
 * ``metric: f1``: token F1 against the best alias, partial credit (opt-in: see below).
@@ -32,7 +33,8 @@ from rewardsmith.verifiers.answer_span import FORMS, MAX_STATEMENTS, Form, final
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, invalid_input, read_completion, short
 from rewardsmith.verifiers.options import NonEmpty, Range, Unique, declare, option
 from rewardsmith.verifiers.qa.golds import read_aliases
-from rewardsmith.verifiers.qa.normalize import exact_match, f1, normalize
+from rewardsmith.verifiers.qa.match import f1, key, same
+from rewardsmith.verifiers.qa.normalize import normalize
 from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, Region, answer_region, hinted
 from rewardsmith.verifiers.registry import register
 
@@ -113,18 +115,18 @@ class QAVerifier(Verifier):
         details.update(form=answer.form, statements=[short(s, _SHOWN) for s in said[:8]])
         if answer.overflow:
             return _scored(0.0, False, f"more than {MAX_STATEMENTS} statements of the final answer", details)
-        distinct = list(dict.fromkeys(n for s in said if (n := normalize(s))))
+        distinct = list(dict.fromkeys(n for s in said if (n := key(s))))
         if not distinct:
             return _no_answer("the final answer is empty", details)
         if len(distinct) > 1:
             shown = " | ".join(short(d, 30) for d in distinct[:4])
             return _scored(0.0, False, f"several different final answers ({shown}): a hedge", details)
-        prediction = next(s for s in said if normalize(s) == distinct[0])
+        prediction = next(s for s in said if key(s) == distinct[0])
         details["answer"] = short(prediction, _SHOWN)
         refused = self._refused(prediction, aliases, prompt)
         if refused:
             return _scored(0.0, False, refused, details)
-        correct = any(exact_match(prediction, alias) for alias in aliases)
+        correct = any(same(prediction, alias) for alias in aliases)
         score = float(correct) if self.metric == "em" else max(f1(prediction, alias) for alias in aliases)
         feedback = "" if correct else f"answer {short(prediction, _SHOWN)!r} matches no gold answer"
         if not correct and score > 0:
@@ -139,7 +141,7 @@ class QAVerifier(Verifier):
             return f"the answer has {words} words, more than {max(self.max_answer_words, longest)}"
         if self.refuse_lists:
             listed = list_separators(prediction) - set().union(*(list_separators(a) for a in aliases))
-            if listed and not any(exact_match(prediction, alias) for alias in aliases):
+            if listed and not any(same(prediction, alias) for alias in aliases):
                 return f"the answer lists candidates (separated by {', '.join(sorted(listed))}): a hedge"
         if self.metric == "f1" and words > longest:
             asked = set(normalize(prompt).split())
