@@ -25,7 +25,7 @@ _CLOSES = {"$$": "$$", "$": "$", "\\(": "\\)", "\\[": "\\]"}
 # Where Markdown may hide or re-spell something (code, ~~, a comment, an element that hides, an entity, a link's
 # target or reference, an indented block): the parser runs only on a completion that has one; it decides.
 TRIGGER = re.compile(
-    r"`|~~|<!--|<(?:del|s|strike|script|style|template|noscript)\b|<[A-Za-z][^<>]*\b(?:hidden|style)\b"
+    r"`|~~|<!--|<(?:del|s|strike|script|style|template|noscript|details)\b|<[A-Za-z][^<>]*\b(?:hidden|style)\b"
     r"|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);|\]\s*[(\[:]|^(?: {4}|\t)",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -97,6 +97,7 @@ def read_markdown(text: str) -> MarkdownReading:
             out.hidden += [(place(a), place(b)) for a, b in _html_hidden(token.content)]
         elif token.type == "inline" and token.children:
             _inline(token.children, _placer(token.content, lines, line_starts, first), len(token.content), out)
+    out.hidden += _collapsed(source, out.hidden)
     # A comment never closed: a browser shows nothing after it (CommonMark would print it; the stricter reading).
     opened = source.rfind("<!--")
     if opened >= 0 and source.find("-->", opened + 4) < 0 and not any(a <= opened < b for a, b in out.hidden):
@@ -106,6 +107,31 @@ def read_markdown(text: str) -> MarkdownReading:
         if row not in shown_lines and _REFERENCE.match(line):
             out.hidden.append((line_starts[row], line_starts[row] + len(line)))
     return out
+
+
+_DETAILS = re.compile(r"<(/?)details\b([^<>]*)>", re.IGNORECASE)
+
+
+def _collapsed(source: str, hidden: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each collapsed ``<details>`` element across blocks (Markdown inside it, after a blank line, is its own
+    block): from its tag to its matching close, or to the end when it never closes. One not in ``open`` state
+    shows a reader only its summary until they click; hidden text never pays, so it is read as hidden."""
+    found, depth, start = [], 0, 0
+    other = [(a, b) for a, b in hidden if not _DETAILS.match(source, a)]  # code, comments: not these elements
+    for tag in _DETAILS.finditer(source):
+        if any(a <= tag.start() < b for a, b in other):
+            continue  # in code or a comment: text, not a tag
+        if not tag.group(1):
+            if depth == 0 and re.search(r"\bopen\b", tag.group(2), re.IGNORECASE):
+                continue  # shown open: its content is read
+            depth, start = depth + 1, start if depth else tag.start()
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                found.append((start, tag.end()))
+    if depth:
+        found.append((start, len(source)))
+    return found
 
 
 def _placer(content: str, lines: list[str], line_starts: list[int], first: int) -> Any:
@@ -194,6 +220,8 @@ def _tag(raw: str) -> tuple[str, bool, bool] | None:
 
 def _hides(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
     values = dict(attrs)
+    if tag == "details":  # collapsed unless it says open: a reader sees only its summary, if they never click
+        return "open" not in values
     return tag in _HIDING_ELEMENTS or "hidden" in values or bool(_HIDING_STYLE.search(values.get("style") or ""))
 
 

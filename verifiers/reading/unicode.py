@@ -66,8 +66,17 @@ def fold(text: str) -> str:
     return _confusables(text)
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
 @lru_cache(maxsize=4096)
 def _confusables(text: str) -> str:
+    """Each run of non-ASCII characters replaced by its prototype; ASCII is never touched (TR39 would turn a
+    backtick into an apostrophe and a double quote into two), and a double-quote look-alike becomes ``"``."""
     from disarm import normalize_confusables  # a compiled table: imported on the first non-ASCII text
 
-    return strip_invisible(normalize_confusables(text, target_script="latin", digit_policy="numeric"))
+    def prototype(run: re.Match[str]) -> str:
+        folded = normalize_confusables(run.group(0), target_script="latin", digit_policy="numeric")
+        return folded.replace("''", '"')
+
+    return strip_invisible(_NON_ASCII.sub(prototype, text))

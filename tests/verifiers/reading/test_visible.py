@@ -46,6 +46,10 @@ def seen(text: str) -> str:
     f"The answer is ![{SECRET}](img.png) 5.",  # image: alt text is not what is shown
     f"The answer is [5][ref].\n\n[ref]: https://x.org/{SECRET}",  # reference definition
     f"The answer is 5.\n\n> quote `{SECRET}`",  # code span inside a container
+    f"The answer is 5 <details>{SECRET}</details>.",  # collapsed: only the summary shows until clicked
+    f"The answer is 5.\n<details><summary>more</summary>\n{SECRET}\n</details>",
+    f"The answer is 5.\n\n<details>\n<summary>more</summary>\n\n{SECRET}\n\n</details>\n",  # Markdown inside
+    f"The answer is 5.\n\n<details>\n\n{SECRET}",  # never closed: hides the rest
 ])
 def test_markdown_that_hides_text_is_not_seen(completion: str) -> None:
     text = seen(completion)
@@ -70,6 +74,9 @@ def test_markdown_that_hides_text_is_not_seen(completion: str) -> None:
     ("`<!--` closes nothing; the answer is 5.", "the answer is 5"),
     ("Use \\~~not struck~~ here.", "not struck"),  # an escaped tilde opens nothing
     ("The answer is <b>5</b> <del>3</del>.\n\nNext paragraph.", "Next paragraph."),
+    ("<details open>\n\nShown 5.\n\n</details>\n\nAfter.", "Shown 5."),  # open: read
+    ("<details>\n\nx\n\n</details>\n\nAfter it, 5.", "After it, 5."),  # only the element hides
+    ("Write `<details>` to fold; the answer is 5.", "the answer is 5"),  # a tag in code opens nothing
 ])
 def test_honest_markdown_stays_as_written(completion: str, kept: str) -> None:
     assert kept in seen(completion)
@@ -257,3 +264,12 @@ def test_any_text_is_read_without_error_and_maps_back(source: str) -> None:
         assert text_start >= previous_text and source_start >= previous_source
         previous_text, previous_source = text_start + length, source_start + length
     assert strip_invisible(reading.text) == reading.text
+
+
+@pytest.mark.parametrize(("mixed", "folded"), [
+    ("Ｂ `code` \"q\" 'a'", "B `code` \"q\" 'a'"),  # ASCII beside a look-alike stays as written
+    ("“B” and ‘C’", "\"B\" and 'C'"),  # curly quotes fold to the ASCII ones, one character each
+    ("rn0l1 Ｂ", "rn0l1 B"),  # TR39 would merge rn/m, 0/O, l/1: never in ASCII
+])
+def test_fold_never_changes_ascii_even_beside_non_ascii(mixed: str, folded: str) -> None:
+    assert fold(mixed) == folded
