@@ -20,6 +20,7 @@ from rewardsmith.verifiers.reading.region import (
     Region,
     answer_region,
     hinted,
+    source_region,
 )
 from rewardsmith.verifiers.reading.unicode import fold, is_invisible, strip_invisible
 from rewardsmith.verifiers.reading.visible import Visible, readable_text, visible
@@ -34,6 +35,7 @@ __all__ = [
     "hinted",
     "is_invisible",
     "readable_text",
+    "source_region",
     "strip_invisible",
     "visible",
 ]

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, replace
 
 from rewardsmith.verifiers.core import Verdict
-from rewardsmith.verifiers.reading.visible import readable_text
+from rewardsmith.verifiers.reading.visible import readable_text, visible
 
 THINK_TAG = re.compile(r"<(/?)think\s*>", re.IGNORECASE)
 
@@ -62,26 +62,44 @@ def answer_region(completion: str, prompt_opens_think: bool = False) -> Region:
     without its reasoning blocks (module docstring). A removed block leaves a space, so the words on
     either side of it never join."""
     text = readable_text(completion)
-    tags = list(THINK_TAG.finditer(text))
+    tags = [(m.start(), m.end(), bool(m.group(1))) for m in THINK_TAG.finditer(text)]
+    return _cut(text, tags, prompt_opens_think)
+
+
+def source_region(completion: str, prompt_opens_think: bool = False) -> Region:
+    """The same region, as the completion's *source* text: for the families whose answer is markup a reader
+    sees as code (a JSON document or a tool call in a fenced block), which must reach their parser as
+    written. Only the reasoning blocks are cut, at the tags a reader sees (not one inside a comment or code)."""
+    seen = visible(completion)
+    tags = []
+    for m in THINK_TAG.finditer(seen.text):
+        start = seen.source_offset(m.start())
+        end = seen.source_offset(m.end() - 1) + 1
+        if THINK_TAG.fullmatch(completion, start, end):  # the tag as written, not one an entity spelled out
+            tags.append((start, end, bool(m.group(1))))
+    return _cut(completion, tags, prompt_opens_think)
+
+
+def _cut(text: str, tags: list[tuple[int, int, bool]], prompt_opens_think: bool) -> Region:
+    """``text`` without the reasoning blocks its ``tags`` (start, end, closing) delimit."""
     cursor, stray = 0, False
     if prompt_opens_think:
-        first_close = next((tag for tag in tags if tag.group(1)), None)
+        first_close = next((tag for tag in tags if tag[2]), None)
         if first_close is None:
             return Region("")
-        cursor = first_close.end()
-        tags = [tag for tag in tags if tag.start() >= cursor]
+        cursor = first_close[1]
+        tags = [tag for tag in tags if tag[0] >= cursor]
     kept: list[str] = []
     inside = False
-    for tag in tags:
-        closing = bool(tag.group(1))
+    for start, end, closing in tags:
         if not closing and not inside:
-            kept.append(text[cursor : tag.start()])
+            kept.append(text[cursor:start])
             inside = True
         elif closing and inside:
-            inside, cursor = False, tag.end()
+            inside, cursor = False, end
         elif closing:  # a close with nothing open: the tag goes, the text before it stays
-            kept.append(text[cursor : tag.start()])
-            cursor, stray = tag.end(), True
+            kept.append(text[cursor:start])
+            cursor, stray = end, True
     if not inside:
         kept.append(text[cursor:])
     return Region(" ".join(kept), stray)
