@@ -108,10 +108,11 @@ class GradeTask:
                 details=details,
                 feedback="" if item.schema_key is not None else "read (no schema, no reference)",
             )
-        result = compare.tally(item.reference, value, self.list_order == "any")
+        reference = compare.exact_tree(item.reference)  # the row's floats, as the decimals they print
+        result = compare.tally(reference, value, self.list_order == "any")
         score = compare.score(result, self.compare, self.extra_keys)
         if score < 1.0 and item.schema_key is not None:
-            broken = _reference_breaks_schema(item, self.check_formats)
+            broken = _reference_breaks_schema(item.schema_key, reference, self.check_formats)
             if broken:
                 return invalid_input(
                     f"the row's reference does not match its own schema ({broken}): no answer "
@@ -125,11 +126,11 @@ class GradeTask:
         return Verdict(score=score, correct=score == 1.0, status="ok", feedback=feedback, details=details)
 
 
-def _reference_breaks_schema(item: Item, check_formats: bool) -> str:
+def _reference_breaks_schema(key: str, reference: Any, check_formats: bool) -> str:
     """The first reason the row's reference is schema-invalid, or "" (checked only when an answer missed:
     an inconsistent row must not pass for a wrong answer, e.g. a reference stored as JSON text)."""
     try:
-        found = schema.errors(item.schema_key, item.reference, check_formats)
+        found = schema.errors(key, reference, check_formats)
     except (Exception, RecursionError):  # the reference is the row's: whatever it does, the row is at fault
         return "it cannot be validated"
     return found[0] if found else ""
