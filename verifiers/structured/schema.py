@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import decimal
 import json
+import re
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from itertools import islice
@@ -35,6 +36,7 @@ from rewardsmith.verifiers.core import short
 _COSTLY = frozenset({"pattern", "patternProperties", "uniqueItems", "format"})
 _CHEAP_WHEN = {"uniqueItems": lambda v: v is not True, "format": lambda v: v != "regex"}
 _ERRORS_KEPT = 5
+_DECIMAL = re.compile(r"Decimal\('([^']*)'\)")
 _CACHE_SIZE = 256
 
 
@@ -269,7 +271,8 @@ def errors(key: str, value: Any, check_formats: bool) -> list[str]:
 
 def _describe(error: Any) -> str:
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-    return f"{'$' + where}: {short(error.message, 160)}"
+    message = _DECIMAL.sub(r"\1", error.message)  # jsonschema prints repr(): show the number as written
+    return f"{'$' + where}: {short(message, 160)}"
 
 
 def unchecked_formats(schema: Any, check_formats: bool) -> list[str]:
