@@ -38,8 +38,11 @@ def canon(value: Any, unordered: bool = False) -> Any:
         return ("z",)
     if isinstance(value, bool):
         return ("b", value)
-    if isinstance(value, int | float | Decimal):
-        return ("n", exact_number(value))
+    if type(value) is int:
+        return ("n", value)
+    if isinstance(value, float | Decimal):  # an integral one as its int, so that every number prints one way
+        number = exact_number(value)
+        return ("n", int(number) if number.is_finite() and number.as_tuple().exponent >= 0 else number)
     if isinstance(value, str):
         return ("s", value)
     if isinstance(value, dict):

@@ -133,6 +133,8 @@ def _second_document(region: Region, value: Any, fmt: str, limits: Limits) -> st
     """Why the region holds a second document with another value (a hedge), or "": every other block
     of the format must read as the same value, and so must every JSON object or array outside them.
     The same document repeated is one answer."""
+    if not region.others and not region.outside:
+        return ""
     same = compare.canon(value)
     for other in region.others:
         try:

@@ -246,7 +246,8 @@ def _exact(cls: Any) -> Any:
     return made
 
 
-# Enough digits for ``multipleOf`` on any number the reader lets through (1,000 digits, exponent ±1,000).
+# Enough digits for ``multipleOf`` (the one keyword that divides) on any number the reader lets through
+# (1,000 digits, exponent ±1,000).
 _CONTEXT = decimal.Context(prec=4_100, Emax=10**6, Emin=-(10**6))
 
 
@@ -263,7 +264,7 @@ def errors(key: str, value: Any, check_formats: bool) -> list[str]:
 
     found = validator(key, check_formats)
     try:
-        with decimal.localcontext(_CONTEXT):
+        with decimal.localcontext(_CONTEXT) if '"multipleOf"' in key else contextlib.nullcontext():
             return [_describe(error) for error in islice(found.iter_errors(value), _ERRORS_KEPT)]
     except Unresolvable as exc:
         raise SchemaProblem(f"the schema has a $ref that cannot be resolved: {short(str(exc), 160)}") from None
