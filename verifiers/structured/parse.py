@@ -118,19 +118,22 @@ def _yaml_loader() -> Any:
                     seen.add(key)
             return super().construct_mapping(node, deep=deep)
 
-        # PyYAML skips comments in these two scanner steps, and only there: what they skip holds one
+        # PyYAML skips comments in these three scanner steps, and only there: what they skip holds one
         # exactly when the document has a comment.
         def scan_to_next_token(self) -> None:
             start = self.pointer
             super().scan_to_next_token()
-            if "#" in self.buffer[start : self.pointer]:
-                raise Unreadable(_NO_COMMENT)
+            _no_comment(self.buffer[start : self.pointer])
 
         def scan_block_scalar_ignored_line(self, start_mark: Any) -> None:
             start = self.pointer
             super().scan_block_scalar_ignored_line(start_mark)
-            if "#" in self.buffer[start : self.pointer]:
-                raise Unreadable(_NO_COMMENT)
+            _no_comment(self.buffer[start : self.pointer])
+
+        def scan_directive_ignored_line(self, start_mark: Any) -> None:
+            start = self.pointer
+            super().scan_directive_ignored_line(start_mark)
+            _no_comment(self.buffer[start : self.pointer])
 
         def construct_yaml_float(self, node: Any) -> Decimal:
             return _yaml_decimal(self.construct_scalar(node))
@@ -142,6 +145,11 @@ def _yaml_loader() -> Any:
     }
     _LOADER = StrictLoader
     return StrictLoader
+
+
+def _no_comment(skipped: str) -> None:
+    if "#" in skipped:
+        raise Unreadable(_NO_COMMENT)
 
 
 def _yaml_decimal(literal: str) -> Decimal:

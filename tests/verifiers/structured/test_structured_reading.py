@@ -121,6 +121,7 @@ def test_draft_4_keeps_its_own_integer_rule():
         ("yaml", "x: 5  # five", "x: 5", {"x": 5}),  # a comment holding no value: the cost of the rule
         ("yaml", "x: |  # or 7\n  five", "x: |\n  five", {"x": "five"}),
         ("yaml", "x: [5, # 7\n  ]", "x: [5,\n  ]", {"x": [5]}),
+        ("yaml", "%YAML 1.1 # or 7\n---\nx: 5", "%YAML 1.1\n---\nx: 5", {"x": 5}),
         ("toml", "x = 5  # or 7", "x = 5", {"x": 5}),
         ("toml", "# actually x = 7\nx = 5", "x = 5", {"x": 5}),
         ("toml", "x = [5, # 7\n]", "x = [5,\n]", {"x": [5]}),
