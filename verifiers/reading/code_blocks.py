@@ -9,9 +9,12 @@ quote is one (its content without the container's indentation).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+_LINE_END = re.compile(r"\r\n?")
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,9 @@ class CodeBlock:
 
 
 def code_blocks(text: str) -> list[CodeBlock]:
-    """Every fenced and indented code block of ``text``, in order."""
+    """Every fenced and indented code block of ``text``, in order. Offsets are into ``text`` with its
+    line ends as CommonMark reads them (:func:`line_feeds`): pass text that has them."""
+    text = line_feeds(text)
     if "```" not in text and "~~~" not in text and "    " not in text and "\t" not in text:
         return []
     lines = text.split("\n")
@@ -46,6 +51,11 @@ def code_blocks(text: str) -> list[CodeBlock]:
         info = token.info.split()[0] if token.info.strip() else ""
         blocks.append(CodeBlock(info, token.content, starts[first], min(starts[last], len(text)), fenced, closed))
     return blocks
+
+
+def line_feeds(text: str) -> str:
+    """``text`` with each line end (CRLF, a lone CR) as one line feed, as CommonMark reads it."""
+    return _LINE_END.sub("\n", text) if "\r" in text else text
 
 
 def _closes(line: str, fence: str) -> bool:

@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import Any
 
 from rewardsmith.verifiers.core import short
-from rewardsmith.verifiers.reading.code_blocks import code_blocks
+from rewardsmith.verifiers.reading.code_blocks import code_blocks, line_feeds
 from rewardsmith.verifiers.reasoning import after_reasoning
 
 EXTRACTS = ("whole", "fenced")
@@ -53,6 +53,7 @@ def answer_text(completion: str, extract: str, fmt: str) -> Region:
     if extract == "whole":
         text = region.strip(" \t\r\n")
         return Region(text) if text else Region(None, "empty answer")
+    region = line_feeds(region)  # the offsets of the blocks are into the text as CommonMark reads it
     blocks = code_blocks(region)
     if any(not block.closed for block in blocks):
         return Region(None, "a fenced code block is never closed")

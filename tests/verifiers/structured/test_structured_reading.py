@@ -184,6 +184,8 @@ def test_a_second_document_or_a_hidden_block_scores_zero(completion):
         f"> ```json\n> {R}\n> ```",  # a block in a quote is a block a reader sees
         f"1. The record:\n\n   ```json\n   {R}\n   ```\n",  # and in a list item
         f"~~~json\n{R}\n~~~",
+        f"Here:\r\n```json\r\n{R}\r\n```\r\n",  # CRLF line ends
+        f"```json\r{R}\r```",  # lone CR line ends (CommonMark reads them as line ends)
         f"<think>draft: {{\"age\": 35}}</think>\n```json\n{R}\n```",  # reasoning is not the answer region
     ],
 )
