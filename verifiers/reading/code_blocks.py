@@ -70,4 +70,4 @@ def _closes(line: str, fence: str) -> bool:
 def _parser() -> Any:
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark")
+    return MarkdownIt("commonmark").disable("inline")  # blocks only: inline parsing, the costly part, finds none
