@@ -10,7 +10,6 @@ import json
 import pytest
 
 from rewardsmith.verifiers import Sample, build
-from rewardsmith.verifiers.reading.code_blocks import code_blocks
 from rewardsmith.verifiers.structured.parse import Limits, Unreadable, parse
 
 
@@ -191,17 +190,6 @@ def test_a_second_document_or_a_hidden_block_scores_zero(completion):
 )
 def test_a_block_a_reader_sees_pays(completion):
     assert score(completion, REF, extract="fenced") == 1.0
-
-
-def test_code_blocks_are_what_the_markdown_parser_sees():
-    blocks = code_blocks('Text\n```json\n{"a": 1}\n```\n<!--\n```\nhidden\n```\n-->\n\n    indented\n')
-    assert [(b.info, b.content, b.fenced, b.closed) for b in blocks] == [
-        ("json", '{"a": 1}\n', True, True),
-        ("", "indented\n", False, True),
-    ]
-    assert [b.closed for b in code_blocks("```json\n{}\n")] == [False]
-    assert [b.closed for b in code_blocks("````\n```\n````")] == [True]  # a shorter fence does not close
-    assert code_blocks("no code here") == []
 
 
 # ------------------------------------------------------------------ look-alike characters
