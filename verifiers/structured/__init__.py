@@ -8,12 +8,14 @@ schema-only reward, and know that it pays any value the schema allows, placehold
 (``{"name": "string"}``): gate it on a content check (see docs/verifiers/json.md).
 
 Reading (:mod:`.extract`, :mod:`.parse`): the whole completion after a leading ``<think>`` block
-(``extract: whole``) or its one fenced code block (``extract: fenced``; two blocks are a hedge),
-parsed strictly as ``format`` (json, yaml, toml): duplicate keys, NaN, comments, trailing commas,
-YAML aliases and a second value after the first are refused; size, depth and digits are bounded.
-Validation (:mod:`.schema`): jsonschema, draft 2020-12 unless the schema's ``$schema`` says
-otherwise, ``format`` asserted. Comparison (:mod:`.compare`): JSON equality (``true`` is not
-``1``; ``1`` is ``1.0``), exact or by fields with partial credit.
+(``extract: whole``) or its fenced code block as the CommonMark parser sees it (``extract: fenced``;
+another block or a JSON value in the prose with a different value is a hedge, the same one repeated
+is not), parsed strictly as ``format`` (json, yaml, toml): duplicate keys, NaN, comments, trailing
+commas, YAML aliases and a second value after the first are refused; numbers are exact decimals;
+size, depth and digits are bounded. Validation (:mod:`.schema`): jsonschema, draft 2020-12 unless
+the schema's ``$schema`` says otherwise, ``format`` asserted, numbers as decimals. Comparison
+(:mod:`.compare`): JSON equality (``true`` is not ``1``; ``2`` is ``2.0``, ``2.0000000000000004`` is
+not), exact or by fields with partial credit.
 
 Time: a schema whose validation time the answer can blow up (``pattern``, ``patternProperties``,
 ``uniqueItems``, ``$ref``, ``format: regex``) is validated in a pool of killable workers with a hard

@@ -1,9 +1,11 @@
 """Compare an answer with the row's reference value, the JSON way.
 
 Equality follows JSON's data model, not Python's: ``true`` is not ``1`` (in Python ``True == 1``),
+numbers compare as the exact decimals they are written as (:func:`~rewardsmith.verifiers.json_value.exact_number`):
 ``1`` and ``1.0`` are the same number (JSON has one number type; JSON Schema calls ``1.0`` an
-integer), strings compare exactly, objects by their keys, arrays in order (``list_order: any``
-compares them as multisets, at every level).
+integer), ``2.0000000000000004`` is not ``2``; strings compare exactly, code point by code point (a
+look-alike letter is another key or value), objects by their keys, arrays in order
+(``list_order: any`` compares them as multisets, at every level).
 
 ``compare: fields`` gives partial credit: the score is the fraction of the reference's leaves
 (scalars, and empty objects or arrays) that the answer matches at the same place; a missing key or
@@ -16,9 +18,13 @@ Only a full match scores 1.0, in either mode.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
+
+from rewardsmith.verifiers.json_value import exact_number
 
 COMPARES = ("exact", "fields")
 EXTRA_KEYS = ("reject", "penalize", "ignore")
@@ -32,8 +38,11 @@ def canon(value: Any, unordered: bool = False) -> Any:
         return ("z",)
     if isinstance(value, bool):
         return ("b", value)
-    if isinstance(value, int | float):
-        return ("n", int(value) if isinstance(value, float) and value.is_integer() else value)
+    if type(value) is int:
+        return ("n", value)
+    if isinstance(value, float | Decimal):  # an integral one as its int, so that every number prints one way
+        number = exact_number(value)
+        return ("n", int(number) if number.is_finite() and number.as_tuple().exponent >= 0 else number)
     if isinstance(value, str):
         return ("s", value)
     if isinstance(value, dict):
@@ -144,6 +153,18 @@ def score(result: Tally, compare: str, extra_keys: str) -> float:
     return min(result.matched / denominator, 1.0) if denominator else 0.0
 
 
+def exact_tree(value: Any) -> Any:
+    """``value`` with every float as the exact decimal it stands for (:func:`exact_number`): a
+    reference the dataset loader read with floats, compared and validated on the answer's footing."""
+    if isinstance(value, float):
+        return exact_number(value)
+    if isinstance(value, dict):
+        return {k: exact_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [exact_tree(v) for v in value]
+    return value
+
+
 def _kind(value: Any) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
     return names.get(type(value), "a number")
@@ -153,7 +174,15 @@ def _shown(value: Any) -> str:
     import json
 
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        text = json.dumps(value, ensure_ascii=False, default=_number)
     except (TypeError, ValueError, RecursionError):
         text = repr(value)
+    text = re.sub(r'"\\u0000([^"]*)\\u0000"', r"\1", text)  # a decimal, printed as written
     return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _number(value: Any) -> str:
+    """A decimal in a difference: its text between NUL marks, unquoted by :func:`_shown`."""
+    if isinstance(value, Decimal):
+        return f"\0{value}\0"
+    raise TypeError(type(value).__name__)

@@ -1,10 +1,16 @@
-"""Which text of a completion is its structured answer: all of it, or its one fenced block.
+"""Which text of a completion is its structured answer: all of it, or its fenced block.
 
 Never "some JSON found somewhere in the prose": a reader that searches lets a policy put several
 candidates in one completion and be paid for whichever the search finds. The answer is either the
-whole completion (``whole``, after a leading reasoning block) or exactly one fenced code block
-(``fenced``): two fenced blocks are two answers, a hedge, whatever their languages, and so is a JSON
-object or array written in the prose around the one block (:func:`value_outside`).
+whole completion (``whole``, after a leading reasoning block: a document, read as data, where
+Markdown means nothing) or a fenced code block (``fenced``) as the CommonMark parser finds it
+(:func:`~rewardsmith.verifiers.reading.code_blocks.code_blocks`: a reader sees a code block, and the
+document is its content, verbatim; a fence inside an HTML comment is no block). Every other document
+the region shows is a second answer unless it is the same value: another block of the format
+(:attr:`Region.others`, compared by the grader once read), a JSON object or array anywhere in the
+text outside the blocks (:func:`values_outside`, hidden text included: hiding a second document does
+not make it less of one), and any block marked as another language (code beside the answer is a
+second answer in another notation; it cannot be compared, so it is a hedge).
 """
 
 from __future__ import annotations
@@ -12,26 +18,31 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
 
 from rewardsmith.verifiers.core import short
+from rewardsmith.verifiers.reading.code_blocks import code_blocks, line_feeds
 from rewardsmith.verifiers.reasoning import after_reasoning
 
 EXTRACTS = ("whole", "fenced")
-# A CommonMark fence: up to three spaces, three or more backticks or tildes, an info string.
-_OPENER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)[^`\n]*$")
-# The info strings a block of each format may carry (empty: a bare fence).
 _BRACKET = re.compile(r"[\[{]")
 _ATTEMPTS = 64  # brackets outside the block tried as the start of a JSON value
+# The info strings a block of each format may carry (empty: a bare fence, or an indented block).
 LANGUAGES = {"json": ("", "json", "jsonc"), "yaml": ("", "yaml", "yml"), "toml": ("", "toml")}
 
 
 @dataclass(frozen=True)
 class Region:
-    """The answer's text, or why there is none (``problem``); ``hedge`` when there are several."""
+    """The answer's text, or why there is none (``problem``; ``hedge`` when there are several).
+    ``others``: the other blocks of the format, each to read as the same value; ``outside``: the rest
+    of the region (the prose), where no other JSON value may stand."""
 
     text: str | None
     problem: str = ""
     hedge: bool = False
+    others: tuple[str, ...] = ()
+    outside: str = ""
 
 
 def answer_text(completion: str, extract: str, fmt: str) -> Region:
@@ -42,66 +53,55 @@ def answer_text(completion: str, extract: str, fmt: str) -> Region:
     if extract == "whole":
         text = region.strip(" \t\r\n")
         return Region(text) if text else Region(None, "empty answer")
-    blocks = fenced_blocks(region)
-    if isinstance(blocks, str):
-        return Region(None, blocks)
-    if not blocks:
+    region = line_feeds(region)  # the offsets of the blocks are into the text as CommonMark reads it
+    blocks = code_blocks(region)
+    if any(not block.closed for block in blocks):
+        return Region(None, "a fenced code block is never closed")
+    fenced = [block for block in blocks if block.fenced]
+    if not fenced:
         return Region(None, "no fenced code block")
-    if len(blocks) > 1:
-        return Region(None, f"{len(blocks)} fenced code blocks: one answer, one block", hedge=True)
-    language, body, outside = blocks[0]
-    if language.lower() not in LANGUAGES[fmt]:
-        return Region(None, f"the fenced block is marked {language!r}, not {fmt}")
-    stray = value_outside(outside)
-    if stray:
-        return Region(None, f"another value outside the fenced block: {stray}", hedge=True)
-    text = body.strip(" \t\r\n")
-    return Region(text) if text else Region(None, "empty fenced block")
+    ours = [block for block in blocks if block.info.lower() in LANGUAGES[fmt]]
+    foreign = [block for block in fenced if block not in ours]
+    if not any(block.fenced for block in ours):
+        return Region(None, f"the fenced block is marked {fenced[0].info!r}, not {fmt}")
+    if foreign:
+        return Region(
+            None,
+            f"{len(blocks)} fenced code blocks, one marked {foreign[0].info!r}: one answer, one notation",
+            hedge=True,
+        )
+    first = next(block for block in ours if block.fenced)
+    text = first.content.strip(" \t\r\n")
+    if not text:
+        return Region(None, "empty fenced block")
+    outside, cursor = [], 0
+    for block in ours:
+        outside.append(region[cursor : block.start])
+        cursor = block.end
+    outside.append(region[cursor:])
+    others = tuple(block.content.strip(" \t\r\n") for block in ours if block is not first)
+    return Region(text, others=others, outside="\n".join(outside))
 
 
-def fenced_blocks(text: str) -> list[tuple[str, str, str]] | str:
-    """Every fenced block of ``text`` as (info word, body, the text outside it), or a problem (a fence
-    never closed). The text outside is only filled in when there is one block."""
-    blocks: list[tuple[str, str, str]] = []
-    spans: list[tuple[int, int]] = []
-    lines = text.replace("\r\n", "\n").split("\n")
-    i = 0
-    while i < len(lines):
-        opener = _OPENER.match(lines[i])
-        if opener is None:
-            i += 1
-            continue
-        fence, language = opener.group(1), opener.group(2)
-        closer = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-        end = next((j for j in range(i + 1, len(lines)) if closer.match(lines[j])), None)
-        if end is None:
-            return "a fenced code block is never closed"
-        blocks.append((language, "\n".join(lines[i + 1 : end]), ""))
-        spans.append((i, end))
-        i = end + 1
-    if len(blocks) == 1:
-        start, end = spans[0]
-        blocks[0] = (*blocks[0][:2], "\n".join(lines[:start] + lines[end + 1 :]))
-    return blocks
-
-
-def value_outside(prose: str) -> str:
-    """A JSON object or array written in the prose around the fenced block (shown short), or "".
-
-    The block is the answer; prose around it may explain, but an object or array there is a second
-    candidate, a hedge (``Or, if that is wrong: {...}``). Only containers count: a number or a word in
-    a sentence cannot be told from narration. At most :data:`_ATTEMPTS` brackets are tried (each try
-    is linear); prose with more is refused unread.
-    """
-    decoder = json.JSONDecoder()
+def values_outside(prose: str) -> list[tuple[Any, str]] | str:
+    """Every non-empty JSON object or array written in ``prose`` (numbers exact), each with its text
+    shown short, or a problem: more than :data:`_ATTEMPTS` brackets, refused unread (each try is
+    linear). Only containers count: a number or a word in a sentence cannot be told from narration.
+    A value found is skipped over (its inner brackets are part of it)."""
+    decoder = json.JSONDecoder(parse_float=Decimal)
     starts = [m.start() for m in _BRACKET.finditer(prose)]
     if len(starts) > _ATTEMPTS:
         return f"more than {_ATTEMPTS} brackets (not checked)"
+    found: list[tuple[Any, str]] = []
+    end = 0
     for start in starts:
+        if start < end:
+            continue
         try:
-            value, end = decoder.raw_decode(prose, start)
+            value, stop = decoder.raw_decode(prose, start)
         except (ValueError, RecursionError):
             continue
         if isinstance(value, dict | list) and value:
-            return short(prose[start:end], 80)
-    return ""
+            found.append((value, short(prose[start:stop], 80)))
+            end = stop
+    return found

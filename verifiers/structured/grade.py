@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from rewardsmith.verifiers.core import Verdict, invalid_input, short
 from rewardsmith.verifiers.structured import compare, schema
-from rewardsmith.verifiers.structured.extract import answer_text
+from rewardsmith.verifiers.structured.extract import Region, answer_text, values_outside
 from rewardsmith.verifiers.structured.parse import Limits, Unreadable, parse
 
 _SHOWN = 200  # characters of the answer kept in details
@@ -66,6 +66,9 @@ class GradeTask:
         except Unreadable as exc:
             return Verdict(score=0.0, correct=False, status="no_answer", feedback=str(exc), details=details)
         details["parsed"] = True
+        second = _second_document(region, value, self.fmt, self.limits)
+        if second:
+            return Verdict(score=0.0, correct=False, status="ok", feedback=second, details=details)
         try:
             return self._judge(value, item, details)
         except schema.SchemaProblem as exc:
@@ -108,10 +111,11 @@ class GradeTask:
                 details=details,
                 feedback="" if item.schema_key is not None else "read (no schema, no reference)",
             )
-        result = compare.tally(item.reference, value, self.list_order == "any")
+        reference = compare.exact_tree(item.reference)  # the row's floats, as the decimals they print
+        result = compare.tally(reference, value, self.list_order == "any")
         score = compare.score(result, self.compare, self.extra_keys)
         if score < 1.0 and item.schema_key is not None:
-            broken = _reference_breaks_schema(item, self.check_formats)
+            broken = _reference_breaks_schema(item.schema_key, reference, self.check_formats)
             if broken:
                 return invalid_input(
                     f"the row's reference does not match its own schema ({broken}): no answer "
@@ -125,11 +129,34 @@ class GradeTask:
         return Verdict(score=score, correct=score == 1.0, status="ok", feedback=feedback, details=details)
 
 
-def _reference_breaks_schema(item: Item, check_formats: bool) -> str:
+def _second_document(region: Region, value: Any, fmt: str, limits: Limits) -> str:
+    """Why the region holds a second document with another value (a hedge), or "": every other block
+    of the format must read as the same value, and so must every JSON object or array outside them.
+    The same document repeated is one answer."""
+    if not region.others and not region.outside:
+        return ""
+    same = compare.canon(value)
+    for other in region.others:
+        try:
+            if compare.canon(parse(other, fmt, limits)) == same:
+                continue
+        except Unreadable:
+            pass
+        return f"{len(region.others) + 1} fenced code blocks with different values: one answer, one value"
+    found = values_outside(region.outside) if region.outside else []
+    if isinstance(found, str):
+        return f"another value outside the fenced block: {found}"
+    for stray, shown in found:
+        if compare.canon(stray) != same:
+            return f"another value outside the fenced block: {shown}"
+    return ""
+
+
+def _reference_breaks_schema(key: str, reference: Any, check_formats: bool) -> str:
     """The first reason the row's reference is schema-invalid, or "" (checked only when an answer missed:
     an inconsistent row must not pass for a wrong answer, e.g. a reference stored as JSON text)."""
     try:
-        found = schema.errors(item.schema_key, item.reference, check_formats)
+        found = schema.errors(key, reference, check_formats)
     except (Exception, RecursionError):  # the reference is the row's: whatever it does, the row is at fault
         return "it cannot be validated"
     return found[0] if found else ""

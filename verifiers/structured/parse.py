@@ -2,10 +2,17 @@
 
 Strict: a duplicate key is two answers for one field (``{"a": 1, "a": 2}``; Python's ``json`` keeps
 the last one silently), so it is refused; so are ``NaN``/``Infinity`` (not JSON, accepted by Python's
-``json`` by default) and numbers that overflow to infinity (``1e400``), comments and trailing commas
-(JSON5 is not JSON), a byte-order mark, and YAML aliases (anchors let a few lines expand into
-gigabytes: "billion laughs"). YAML timestamps stay strings and TOML dates become their ISO text, so
-every answer is a JSON value.
+``json`` by default), trailing commas (JSON5 is not JSON), a byte-order mark, and YAML aliases
+(anchors let a few lines expand into gigabytes: "billion laughs"). YAML timestamps stay strings and
+TOML dates become their ISO text, so every answer is a JSON value.
+
+Exact: every number with a fraction or an exponent, in each format, is the :class:`~decimal.Decimal`
+it is written as (integers are ``int``), never the nearest double: ``2.0000000000000004`` is not ``2``
+and ``1e-500`` is not ``0``.
+
+No comments, in any format: a comment is not part of an answer document's grammar. It holds nothing
+the value holds, and it is where a second value hides (``x: 5  # or 7``); telling a comment that
+offers a value from one that does not would mean recognising its words, so none is accepted.
 
 Bounded: the text's length, the nesting depth (deep nesting makes the parsers and the validator
 recurse: a ``RecursionError`` here is the completion's doing) and the digits of a number (Python
@@ -18,10 +25,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from rewardsmith.verifiers.core import short
-from rewardsmith.verifiers.json_value import Unreadable, loads_strict
+from rewardsmith.verifiers.json_value import Unreadable, exact_decimal, loads_strict
 from rewardsmith.verifiers.json_value import check_tree as check_json_tree
 
 FORMATS = ("json", "yaml", "toml")
@@ -65,7 +73,7 @@ def _reason(exc: Exception) -> str:
 
 
 def _read_json(text: str, limits: Limits) -> Any:
-    return loads_strict(text, limits.max_digits)
+    return loads_strict(text, limits.max_digits, exact=True)
 
 
 # ------------------------------------------------------------------ YAML
@@ -77,11 +85,15 @@ def _read_yaml(text: str, limits: Limits) -> Any:
     return yaml.load(text, Loader=_yaml_loader())  # a SafeLoader subclass
 
 
+_NO_COMMENT = "a comment is not part of an answer document (a second value hides there)"
+
+
 _LOADER: Any = None
 
 
 def _yaml_loader() -> Any:
-    """A ``yaml.SafeLoader`` that refuses aliases and duplicate keys and leaves timestamps as text."""
+    """A ``yaml.SafeLoader`` that refuses aliases, duplicate keys and comments, reads floats as exact
+    decimals and leaves timestamps as text."""
     global _LOADER
     if _LOADER is not None:
         return _LOADER
@@ -106,6 +118,27 @@ def _yaml_loader() -> Any:
                     seen.add(key)
             return super().construct_mapping(node, deep=deep)
 
+        # PyYAML skips comments in these three scanner steps, and only there: what they skip holds one
+        # exactly when the document has a comment.
+        def scan_to_next_token(self) -> None:
+            start = self.pointer
+            super().scan_to_next_token()
+            _no_comment(self.buffer[start : self.pointer])
+
+        def scan_block_scalar_ignored_line(self, start_mark: Any) -> None:
+            start = self.pointer
+            super().scan_block_scalar_ignored_line(start_mark)
+            _no_comment(self.buffer[start : self.pointer])
+
+        def scan_directive_ignored_line(self, start_mark: Any) -> None:
+            start = self.pointer
+            super().scan_directive_ignored_line(start_mark)
+            _no_comment(self.buffer[start : self.pointer])
+
+        def construct_yaml_float(self, node: Any) -> Decimal:
+            return _yaml_decimal(self.construct_scalar(node))
+
+    StrictLoader.add_constructor("tag:yaml.org,2002:float", StrictLoader.construct_yaml_float)
     StrictLoader.yaml_implicit_resolvers = {
         first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
@@ -114,13 +147,57 @@ def _yaml_loader() -> Any:
     return StrictLoader
 
 
+def _no_comment(skipped: str) -> None:
+    if "#" in skipped:
+        raise Unreadable(_NO_COMMENT)
+
+
+def _yaml_decimal(literal: str) -> Decimal:
+    """A YAML 1.1 float as the exact decimal it writes: underscores dropped, ``.inf``/``.nan``
+    refused, sexagesimal ``1:30.5`` (base 60) computed in decimals."""
+    text = literal.replace("_", "").lower()
+    sign = -1 if text.startswith("-") else 1
+    text = text.lstrip("+-")
+    if text in (".inf", ".nan"):
+        raise Unreadable(f"{literal} is not a finite number")
+    value = Decimal(0)
+    for part in text.split(":"):
+        value = value * 60 + Decimal(part)
+    return sign * value
+
+
 # ------------------------------------------------------------------ TOML
 
 
 def _read_toml(text: str, limits: Limits) -> Any:
     import tomllib
 
-    return tomllib.loads(text)
+    value = tomllib.loads(text, parse_float=exact_decimal(limits.max_digits))
+    if _toml_comment(text):
+        raise Unreadable(_NO_COMMENT)
+    return value
+
+
+def _toml_comment(text: str) -> bool:
+    """Whether TOML text that ``tomllib`` read holds a comment: a ``#`` outside every string (in a
+    valid document nothing else can hold one). Strings are basic (double quotes, backslash escapes)
+    or literal (single quotes, none), each on one line or multi-line (three quotes)."""
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if char == "#":
+            return True
+        if char not in "\"'":
+            i += 1
+            continue
+        quote = char * 3 if text.startswith(char * 3, i) else char
+        i += len(quote)
+        while i < n and not text.startswith(quote, i):
+            i += 2 if char == '"' and text[i] == "\\" else 1
+        i += len(quote)
+        while len(quote) == 3 and i < n and text[i] == char:  # """a""""  ends with a quote in the string
+            i += 1
+    return False
 
 
 _READERS: dict[str, Callable[[str, Limits], Any]] = {"json": _read_json, "yaml": _read_yaml, "toml": _read_toml}

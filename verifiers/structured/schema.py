@@ -11,12 +11,20 @@ string the completion chose, ``uniqueItems`` compares items pairwise, and a recu
 ``anyOf`` can branch at every level of the answer. :func:`needs_isolation` says when a schema uses
 any of these (references that cannot recurse do not count), so the verifier validates in a
 killable worker with a hard time limit.
+
+Numbers: answers arrive as exact decimals (:mod:`.parse`), so the schema's numbers are read the same
+way (its floats as the shortest decimals that print them: ``"multipleOf": 0.1`` is one tenth, not
+the double nearest it), the ``integer`` type accepts a decimal with an integral value wherever the
+dialect accepts ``1.0`` (draft 6 on), and arithmetic (``multipleOf``) runs with enough digits for
+any answer within the digit limit.
 """
 
 from __future__ import annotations
 
 import contextlib
+import decimal
 import json
+import re
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from itertools import islice
@@ -28,6 +36,7 @@ from rewardsmith.verifiers.core import short
 _COSTLY = frozenset({"pattern", "patternProperties", "uniqueItems", "format"})
 _CHEAP_WHEN = {"uniqueItems": lambda v: v is not True, "format": lambda v: v != "regex"}
 _ERRORS_KEPT = 5
+_DECIMAL = re.compile(r"Decimal\('([^']*)'\)")
 _CACHE_SIZE = 256
 
 
@@ -192,9 +201,9 @@ def validator(key: str, check_formats: bool) -> Any:
         return cached
     from jsonschema import Draft202012Validator, SchemaError, validators
 
-    schema = json.loads(key)
+    schema = json.loads(key, parse_float=decimal.Decimal)
     try:
-        cls = validators.validator_for(schema, default=Draft202012Validator)
+        cls = _exact(validators.validator_for(schema, default=Draft202012Validator))
         cls.check_schema(schema)
         made = cls(schema, format_checker=cls.FORMAT_CHECKER if check_formats else None)
     except (Exception, RecursionError) as exc:  # whatever a schema makes jsonschema raise is the schema's fault
@@ -211,6 +220,37 @@ def validator(key: str, check_formats: bool) -> Any:
     return made
 
 
+_exact_classes: dict[Any, Any] = {}
+
+
+def _exact(cls: Any) -> Any:
+    """``cls`` whose ``integer`` type also holds a decimal with an integral value, where the dialect
+    holds ``1.0`` to be one (draft 6 on; draft 4 says no to both). ``number`` already holds decimals."""
+    made = _exact_classes.get(cls)
+    if made is not None:
+        return made
+    from jsonschema import validators
+
+    made = cls
+    if cls.TYPE_CHECKER.is_type(1.0, "integer"):
+        base = cls.TYPE_CHECKER
+
+        def is_integer(checker: Any, instance: Any) -> bool:
+            if isinstance(instance, decimal.Decimal):
+                return instance.is_finite() and instance == instance.to_integral_value()
+            return base.is_type(instance, "integer")
+
+        made = validators.extend(cls, type_checker=base.redefine("integer", is_integer))
+        made.FORMAT_CHECKER = cls.FORMAT_CHECKER
+    _exact_classes[cls] = made
+    return made
+
+
+# Enough digits for ``multipleOf`` (the one keyword that divides) on any number the reader lets through
+# (1,000 digits, exponent ±1,000).
+_CONTEXT = decimal.Context(prec=4_100, Emax=10**6, Emin=-(10**6))
+
+
 def check(key: str, check_formats: bool) -> None:
     """Raise :class:`SchemaProblem` when the schema is malformed (what a spec's build and a row's read check)."""
     validator(key, check_formats)
@@ -224,14 +264,16 @@ def errors(key: str, value: Any, check_formats: bool) -> list[str]:
 
     found = validator(key, check_formats)
     try:
-        return [_describe(error) for error in islice(found.iter_errors(value), _ERRORS_KEPT)]
+        with decimal.localcontext(_CONTEXT) if '"multipleOf"' in key else contextlib.nullcontext():
+            return [_describe(error) for error in islice(found.iter_errors(value), _ERRORS_KEPT)]
     except Unresolvable as exc:
         raise SchemaProblem(f"the schema has a $ref that cannot be resolved: {short(str(exc), 160)}") from None
 
 
 def _describe(error: Any) -> str:
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-    return f"{'$' + where}: {short(error.message, 160)}"
+    message = _DECIMAL.sub(r"\1", error.message)  # jsonschema prints repr(): show the number as written
+    return f"{'$' + where}: {short(message, 160)}"
 
 
 def unchecked_formats(schema: Any, check_formats: bool) -> list[str]:
