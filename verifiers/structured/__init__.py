@@ -33,6 +33,7 @@ from typing import Annotated, Any, Literal
 
 from rewardsmith.verifiers.core import MISSING, Sample, Verdict, Verifier, error, invalid_input, lookup, read_completion
 from rewardsmith.verifiers.options import Range, SpecError, declare, option
+from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC
 from rewardsmith.verifiers.registry import register
 from rewardsmith.verifiers.structured import schema as schemas
 from rewardsmith.verifiers.structured.grade import GradeTask, Item
@@ -56,8 +57,9 @@ class JsonVerifier(Verifier):
 
     format: Literal["json", "yaml", "toml"] = option("json", "how the answer is written")
     extract: Literal["whole", "fenced"] = option(
-        "whole", "whole: the completion (after a <think> block) is the answer; fenced: its one fenced code block"
+        "whole", "whole: the completion without its reasoning is the answer; fenced: its one fenced block"
     )
+    prompt_opens_think: bool = option(False, PROMPT_OPENS_THINK_DOC)
     schema: Mapping[str, Any] | bool | str | None = option(
         None, "an inline JSON Schema for every row, or its JSON text (otherwise the row's schema_field is read)"
     )
@@ -89,6 +91,7 @@ class JsonVerifier(Verifier):
             self.extra_keys,
             self.list_order,
             self.check_formats,
+            self.prompt_opens_think,
         )
         self._inline: str | None = None
         if self.schema is not None:

@@ -2,8 +2,8 @@
 
 Never "some JSON found somewhere in the prose": a reader that searches lets a policy put several
 candidates in one completion and be paid for whichever the search finds. The answer is either the
-whole completion (``whole``, after a leading reasoning block: a document, read as data, where
-Markdown means nothing) or a fenced code block (``fenced``) as the CommonMark parser finds it
+whole answer region (``whole``: the completion without its reasoning blocks, a document read as
+data, where Markdown means nothing) or a fenced code block (``fenced``) as the CommonMark parser finds it
 (:func:`~rewardsmith.verifiers.reading.code_blocks.code_blocks`: a reader sees a code block, and the
 document is its content, verbatim; a fence inside an HTML comment is no block). Every other document
 the region shows is a second answer unless it is the same value: another block of the format
@@ -23,7 +23,6 @@ from typing import Any
 
 from rewardsmith.verifiers.core import short
 from rewardsmith.verifiers.reading.code_blocks import code_blocks, line_feeds
-from rewardsmith.verifiers.reasoning import after_reasoning
 
 EXTRACTS = ("whole", "fenced")
 _BRACKET = re.compile(r"[\[{]")
@@ -45,11 +44,11 @@ class Region:
     outside: str = ""
 
 
-def answer_text(completion: str, extract: str, fmt: str) -> Region:
-    """The answer text of ``completion`` under ``extract`` (``whole`` or ``fenced``) for format ``fmt``."""
-    region = after_reasoning(completion)
-    if region is None:
-        return Region(None, "the completion opens a <think> block and never closes it")
+def answer_text(region: str, extract: str, fmt: str) -> Region:
+    """The answer text of a completion's answer region (:func:`~rewardsmith.verifiers.reading.source_region`:
+    the source without its reasoning blocks) under ``extract`` (``whole`` or ``fenced``) for format ``fmt``."""
+    if not region.strip():
+        return Region(None, "nothing outside the reasoning blocks" if region else "empty answer")
     if extract == "whole":
         text = region.strip(" \t\r\n")
         return Region(text) if text else Region(None, "empty answer")

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from rewardsmith.verifiers.core import Verdict, invalid_input, short
+from rewardsmith.verifiers.reading import hinted, source_region
 from rewardsmith.verifiers.structured import compare, schema
 from rewardsmith.verifiers.structured.extract import Region, answer_text, values_outside
 from rewardsmith.verifiers.structured.parse import Limits, Unreadable, parse
@@ -42,6 +43,7 @@ class GradeTask:
     extra_keys: str
     list_order: str
     check_formats: bool
+    prompt_opens_think: bool = False
     preload: ClassVar[tuple[str, ...]] = ("jsonschema", "yaml", "rewardsmith.verifiers.structured.grade")
 
     def warm_up(self) -> None:
@@ -50,13 +52,14 @@ class GradeTask:
 
     def __call__(self, item: Item) -> Verdict:
         start = time.perf_counter()
-        verdict = self._grade(item)
+        reading = source_region(item.text, self.prompt_opens_think)
+        verdict = hinted(self._grade(item, reading.text), reading)
         verdict.elapsed_s = time.perf_counter() - start
         return verdict
 
-    def _grade(self, item: Item) -> Verdict:
+    def _grade(self, item: Item, text: str) -> Verdict:
         details: dict[str, Any] = {"format": self.fmt, "extract": self.extract}
-        region = answer_text(item.text, self.extract, self.fmt)
+        region = answer_text(text, self.extract, self.fmt)
         if region.text is None:
             status = "ok" if region.hedge else "no_answer"
             return Verdict(score=0.0, correct=False, status=status, feedback=region.problem, details=details)

@@ -38,6 +38,7 @@ from typing import Annotated, Any, Literal
 
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, invalid_input, read_completion
 from rewardsmith.verifiers.options import Range, declare, option
+from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, Region, hinted
 from rewardsmith.verifiers.registry import register
 from rewardsmith.verifiers.tool_call.expected import ExpectedCall, RowError, read_expected
 from rewardsmith.verifiers.tool_call.match import call_problem, pair
@@ -74,6 +75,7 @@ class ToolCallVerifier(Verifier):
     max_chars: Annotated[int, Range(gt=0)] = option(50_000, "a longer completion scores 0 unread")
     max_calls: Annotated[int, Range(gt=0)] = option(32, "a completion making more calls scores 0")
     max_depth: Annotated[int, Range(gt=0)] = option(16, "a value nested deeper makes its call unreadable")
+    prompt_opens_think: bool = option(False, PROMPT_OPENS_THINK_DOC)
 
     def _verify(self, sample: Sample) -> Verdict:
         text = read_completion(sample)
@@ -88,8 +90,8 @@ class ToolCallVerifier(Verifier):
             return invalid_input(str(exc))
         offered = [*(docs or {}), *(e.name for e in expected)]
         limits = Limits(self.max_chars, self.max_calls, self.max_depth)
-        reading = read_calls(sample.completion, self.format, limits, offered)
-        return self._judge(reading, expected, docs is not None)
+        reading = read_calls(sample.completion, self.format, limits, offered, self.prompt_opens_think)
+        return hinted(self._judge(reading, expected, docs is not None), Region("", reading.stray_close))
 
     def _judge(self, reading: Reading, expected: list[ExpectedCall], typed: bool) -> Verdict:
         details: dict[str, Any] = {

@@ -34,8 +34,7 @@ from typing import Any
 
 from rewardsmith.verifiers.core import Text, message_text, short
 from rewardsmith.verifiers.json_value import Unreadable, check_tree, loads_strict
-from rewardsmith.verifiers.reading import visible
-from rewardsmith.verifiers.reasoning import after_reasoning as shared_after_reasoning
+from rewardsmith.verifiers.reading import Region, source_region, visible
 from rewardsmith.verifiers.tool_call.stray import stray_call
 
 FORMATS = ("openai", "hermes", "python")
@@ -80,6 +79,7 @@ class Reading:
     forms: list[str] = field(default_factory=list)
     problem: str | None = None
     unread: str | None = None  # no call read, but something that looks like one (in a syntax not accepted)
+    stray_close: bool = False  # a </think> closed a block nobody opened (read as text)
 
 
 def shown(value: Any, limit: int = 40) -> str:
@@ -311,29 +311,24 @@ def openai_calls(message: Mapping[str, Any], limits: Limits) -> list[Call]:
 # ----------------------------------------------------------------------------- a completion
 
 
-def after_reasoning(text: str) -> str:
-    """The text after a leading reasoning block, as a runtime's reasoning parser hands it to the tool
-    parser (:func:`rewardsmith.verifiers.reasoning.after_reasoning`, shared with the json verifier): after
-    ``<think>…</think>`` at the start, or after a lone ``</think>`` (the chat template opened the block
-    in the prompt). A block never closed is all reasoning: nothing is left."""
-    rest = shared_after_reasoning(text)
-    return "" if rest is None else rest
+Turn = tuple[Region, Mapping[str, Any] | None]
 
 
-def _assistant_turns(completion: Text) -> list[tuple[str, Mapping[str, Any] | None]]:
-    """(text after its reasoning, message) for each assistant turn; a plain string is one turn without
-    a message."""
+def _assistant_turns(completion: Text, prompt_opens_think: bool = False) -> list[Turn]:
+    """(answer region, message) for each assistant turn: its source without reasoning blocks
+    (:func:`~rewardsmith.verifiers.reading.source_region`, the rule every family reads by), as a runtime's
+    reasoning parser hands it to the tool parser; a plain string is one turn without a message."""
     if isinstance(completion, str):
-        return [(after_reasoning(completion), None)]
+        return [(source_region(completion, prompt_opens_think), None)]
     turns = [m for m in completion if isinstance(m, Mapping) and m.get("role", "assistant") == "assistant"]
-    return [(after_reasoning(message_text([m])), m) for m in turns]
+    return [(source_region(message_text([m]), prompt_opens_think), m) for m in turns]
 
 
-def size(completion: Text) -> int:
-    """Characters the reader would look at: the text of every assistant turn and its tool calls."""
+def size(turns: list[Turn]) -> int:
+    """Characters the reader would look at: the answer region of every assistant turn and its tool calls."""
     total = 0
-    for text, message in _assistant_turns(completion):
-        total += len(text)
+    for region, message in turns:
+        total += len(region.text)
         if message is not None and message.get("tool_calls") is not None:
             try:
                 total += len(json.dumps(message["tool_calls"], default=str))
@@ -342,23 +337,28 @@ def size(completion: Text) -> int:
     return total
 
 
-def read_calls(completion: Text, fmt: str, limits: Limits, offered: Sequence[str] = ()) -> Reading:
+def read_calls(
+    completion: Text, fmt: str, limits: Limits, offered: Sequence[str] = (), prompt_opens_think: bool = False
+) -> Reading:
     """Every call the completion makes in ``fmt`` (``auto``: whichever one format it uses).
 
-    The calls are read from the answer region (what follows a leading reasoning block) in the accepted
+    The calls are read from the answer region (the source without its reasoning blocks) in the accepted
     format; then the rest of that region is looked at. Under ``auto``, calls in two formats are a hedge. In
     every format, a tag a reader does not see as written (struck, commented, hidden, in code) and anything
     outside the calls that looks like a call in any syntax (:mod:`~rewardsmith.verifiers.tool_call.stray`)
     void the reading: the reading carries a problem and no call counts. A completion with no call but
     such a look-alike has ``unread`` set (a call in a syntax not read is still a call attempted).
     """
-    if size(completion) > limits.max_chars:
-        return Reading(problem=f"the completion is over {limits.max_chars} characters")
-    reading = Reading()
+    turns = _assistant_turns(completion, prompt_opens_think)
+    closed_nothing = any(region.stray_close for region, _ in turns)
+    if size(turns) > limits.max_chars:
+        return Reading(problem=f"the completion is over {limits.max_chars} characters", stray_close=closed_nothing)
+    reading = Reading(stray_close=closed_nothing)
     prose: list[str] = []
     hidden: str | None = None
     wanted = FORMATS if fmt == "auto" else (fmt,)
-    for text, message in _assistant_turns(completion):
+    for region, message in turns:
+        text = region.text
         found: list[Call] = []
         if "openai" in wanted and message is not None:
             found += openai_calls(message, limits)
@@ -377,7 +377,8 @@ def read_calls(completion: Text, fmt: str, limits: Limits, offered: Sequence[str
             if call.form not in reading.forms:
                 reading.forms.append(call.form)
         if len(reading.calls) > limits.max_calls:
-            return Reading(forms=reading.forms, problem=f"more than {limits.max_calls} calls")
+            reading.problem, reading.calls = f"more than {limits.max_calls} calls", []
+            return reading
     stray = stray_call("\n".join(prose), offered)
     if fmt == "auto" and len(reading.forms) > 1:
         reading.problem = f"calls in two formats ({', '.join(reading.forms)}): a hedge"

@@ -11,7 +11,6 @@ import pytest
 from conftest import REPO
 
 from rewardsmith.verifiers import Sample, SpecError, build
-from rewardsmith.verifiers.reasoning import after_reasoning
 
 SCHEMA = {
     "type": "object",
@@ -43,7 +42,6 @@ def score(completion, spec=None, schema=SCHEMA, reference=REFERENCE, **fields):
         '{"tags": ["math", "code"], "age": 36, "name": "Ada"}',  # key order is not content
         '{"name": "Ada", "age": 36.0, "tags": ["math", "code"]}',  # JSON has one number type
         "<think>The user wants Ada's record.</think>\n" + RIGHT,
-        "she is 36</think>" + RIGHT,  # the chat template opened the reasoning block
         json.dumps(REFERENCE, indent=2),
     ],
 )
@@ -51,6 +49,15 @@ def test_the_right_value_pays(completion):
     verdict = score(completion)
     assert (verdict.score, verdict.correct, verdict.status) == (1.0, True, "ok"), verdict.feedback
     assert verdict.details["valid"] is True
+
+
+def test_a_stray_close_is_reasoning_only_when_the_spec_says_the_template_opened_it():
+    opened = score("she is 36</think>" + RIGHT, {"prompt_opens_think": True})
+    assert (opened.score, opened.correct) == (1.0, True), opened.feedback
+    stray = score("she is 36</think>" + RIGHT)  # default: the text before the stray close is part of the answer
+    assert stray.score == 0.0 and "prompt_opens_think: true" in stray.feedback
+    assert stray.details["stray_think_close"] is True
+    assert score(RIGHT, {"prompt_opens_think": True}).status == "no_answer"  # opened and never closed
 
 
 def test_a_fenced_block_pays_under_extract_fenced_and_only_there():
@@ -241,11 +248,13 @@ def test_unclosed_reasoning_hides_everything():
     assert score("").status == "no_answer"
 
 
-def test_after_reasoning_only_skips_a_leading_block():
-    assert after_reasoning(" <think>a</think>b") == "b"
-    assert after_reasoning("x</think>b") == "b"
-    assert after_reasoning("<think>a") is None
-    assert after_reasoning('{"a": "<think>b</think>"}') == '{"a": "<think>b</think>"}'
+def test_the_answer_is_the_source_without_its_reasoning_blocks():
+    assert score(" <think>a</think>" + RIGHT).score == 1.0
+    assert score("<think>a").status == "no_answer"  # never closed: all reasoning
+    assert score(RIGHT + "<think>second thoughts: age 37").score == 1.0  # an unclosed block hides the rest
+    assert score("<!-- <think> -->" + RIGHT).score == 0.0  # a tag in a comment is no tag: the comment stays, not JSON
+    # The same rule as every family: a block is reasoning wherever it stands, even inside a string.
+    assert score('{"a": "<think>b</think>"}', schema=None, reference={"a": "<think>b</think>"}).score == 0.0
 
 
 # ------------------------------------------------------------------ YAML and TOML

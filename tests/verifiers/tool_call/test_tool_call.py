@@ -420,13 +420,17 @@ def test_a_leading_reasoning_block_is_not_read():
     assert verdict(think + hermes(("get_weather", RIGHT))).score == 1.0
     tagged = "<think>" + hermes(("get_weather", {"city": "London", "days": 3})) + "</think>"
     assert verdict(tagged + hermes(("get_weather", RIGHT))).score == 1.0  # a reasoning parser drops it
-    assert verdict("Paris, then.</think>" + hermes(("get_weather", RIGHT))).score == 1.0  # opened by the template
+    # A stray close is the end of reasoning only where the spec says the template opened the block.
+    london = hermes(("get_weather", {"city": "London", "days": 3}))
+    assert verdict(london + "</think>" + hermes(("get_weather", RIGHT)), prompt_opens_think=True).score == 1.0
+    stray = verdict(london + "</think>" + hermes(("get_weather", RIGHT)))
+    assert stray.score == 0.0 and "prompt_opens_think: true" in stray.feedback
+    assert verdict(hermes(("get_weather", RIGHT)), prompt_opens_think=True).status == "no_answer"  # never closed
     # a block never closed is all reasoning: the call in it is never handed to the runtime
     unclosed = verdict("<think>" + hermes(("get_weather", RIGHT)))
     assert (unclosed.score, unclosed.status) == (0.0, "no_answer")
     assert verdict("<think>no tool fits</think>", []).score == 1.0
     # only the first close ends it: what follows is read whole
-    twice = verdict(
-        "a</think>" + hermes(("get_weather", {"city": "Rome", "days": 3})) + "</think>" + hermes(("get_weather", RIGHT))
-    )
+    rome = hermes(("get_weather", {"city": "Rome", "days": 3}))
+    twice = verdict("a</think>" + rome + "</think>" + hermes(("get_weather", RIGHT)), prompt_opens_think=True)
     assert twice.score == 0.0
