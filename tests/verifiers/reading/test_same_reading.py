@@ -89,3 +89,42 @@ def test_a_stray_close_that_cost_the_reward_names_the_option(family: str) -> Non
     assert got == 0.0 and "prompt_opens_think: true" in feedback
     got, _, feedback = score(FAMILIES[family], "The answer is \\boxed{3}. The answer is \\boxed{5}.")
     assert got == 0.0 and "prompt_opens_think" not in feedback  # no stray close: no hint
+
+
+# The answer region is one rule for every family, whatever its answer looks like: each family states a right
+# answer ``a`` and a wrong one ``w`` in its own form, and the same region shapes pay the same.
+RIGHT_CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+WRONG_CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Rome"}}</tool_call>'
+IN_FORM = {
+    "math": ({"type": "math"}, {"answer": "5"}, "The answer is \\boxed{5}.", "The answer is \\boxed{3}."),
+    "qa": ({"type": "qa"}, {"answer": "5"}, "The answer is \\boxed{5}.", "The answer is \\boxed{3}."),
+    "choice": ({"type": "choice"}, FIELDS, "The answer is \\boxed{B}.", "The answer is \\boxed{A}."),
+    "json": ({"type": "json", "workers": 0, "schema_field": None}, {"reference": {"x": 5}}, '{"x": 5}', '{"x": 3}'),
+    "tool_call": (
+        {"type": "tool_call"},
+        {"ground_truth": [{"get_weather": {"city": ["Paris"]}}]},
+        RIGHT_CALL,
+        WRONG_CALL,
+    ),
+}
+REGION_SHAPES = [
+    ("<think>{w}</think>\n{a}", False, 1.0),  # a block the completion opens is reasoning
+    ("<think>{a}</think>\n{w}", False, 0.0),
+    ("<think>{a}", False, 0.0),  # never closed: all reasoning
+    ("{a}\n<think>{w}", False, 1.0),  # ... and it hides what follows it
+    ("{w}\n</think>\n{a}", False, 0.0),  # a stray close hides nothing: both are read, a hedge
+    ("{w}\n</think>\n{a}", True, 1.0),  # unless the spec says the template opened the block
+    ("{a}\n</think>\n{w}", True, 0.0),
+    ("{a}", True, 0.0),  # opened by the template, never closed
+]
+
+
+@pytest.mark.parametrize(("shape", "opened", "expected"), REGION_SHAPES)
+@pytest.mark.parametrize("family", sorted(IN_FORM))
+def test_every_family_cuts_the_same_answer_region(family: str, shape: str, opened: bool, expected: float) -> None:
+    spec, fields, right, wrong = IN_FORM[family]
+    reward = build({**spec, "prompt_opens_think": opened})
+    completion = shape.format(a=right, w=wrong)
+    verdict = reward.verify(Sample(prompt="What is 2 + 3?", completion=completion, fields=fields))
+    assert verdict.status in ("ok", "no_answer"), (family, verdict.feedback)  # read and scored, not refused
+    assert verdict.score == expected, (family, completion, verdict.status, verdict.feedback)
