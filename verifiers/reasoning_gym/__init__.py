@@ -62,6 +62,11 @@ def read_answer(text: str | Region, forms: tuple[str, ...]) -> tuple[str | None,
     said: list[str] = []
     if "answer_tag" in forms:
         said = [region[start:end].strip() for start, end in answer_tags(region)]
+        if said:
+            # A box or a stated answer after the first tag (or a value offered beside one) is a statement
+            # too, read by the rule every family shares: "<answer>156</answer> The answer is 157." hedges.
+            found = final_answer(Region(region), ("answer_tag", "boxed", "phrase"))
+            said += [plain(s.text) for s in found.statements if s.form != "answer_tag"] if found else []
     if not said and any(f != "answer_tag" for f in forms):
         # Every form is read, so a box followed by "the final answer is 157" is seen as the hedge it is;
         # the deciding form must be one the spec names.
