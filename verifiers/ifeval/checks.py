@@ -97,10 +97,17 @@ def _compare(actual: int, relation: str, threshold: int, what: str) -> Result:
     return ok, f"{actual} {what} ({relation} {threshold} wanted)"
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
 def looks(text: str, strict: bool) -> str:
     """``text`` as its letters look (strict): look-alikes folded, so that a check comparing letters compares
-    what a reader sees; as written otherwise (parity)."""
-    return fold(text) if strict else text
+    what a reader sees; as written otherwise (parity). Only runs of non-ASCII characters are folded: ASCII is
+    what it looks like already, and ``fold`` on a whole non-ASCII text also rewrites ASCII (``"`` becomes
+    ``''``), which would make a quoted prompt differ from its own repetition."""
+    if not strict or text.isascii():
+        return text
+    return _NON_ASCII.sub(lambda run: fold(run.group()), text)
 
 
 # --------------------------------------------------------------------------- keywords

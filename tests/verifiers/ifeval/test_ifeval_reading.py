@@ -264,3 +264,11 @@ def test_shown_keeps_code_unless_it_is_itself_hidden():
     assert shown("$x, y$ and `c`") == "$x, y$ and `c`"  # a backtick in math opens no code span
     assert code_ranges("$`a`$ plain") == []
     assert reading_of("one\r\ntwo") == "one\ntwo"
+
+
+def test_folding_look_alikes_leaves_ascii_as_written():
+    # IFEval key 3305: the request (with ASCII quotes) repeated, then the essay in Hindi
+    request = 'Write an essay. Include the keywords: "climate" and "energy".'
+    ids, kw = ["combination:repeat_prompt"], [{"prompt_to_repeat": request}]
+    assert score(f"{request}\n\nवर्तमान आर्थिक संकट ने पर्यावरण को गहरे प्रभाव में डाला है।", ids, kw) == 1.0
+    assert score(f"{request[:-1]}!\n\nवर्तमान आर्थिक संकट ने पर्यावरण को गहरे प्रभाव में डाला है।", ids, kw) == 0.0
