@@ -55,10 +55,11 @@ def loose_variants(text: str) -> list[str]:
 def reading_of(text: str) -> str | None:
     """The response as its reader sees it, the one reading every check judges (docs/reading.md): what
     Markdown, HTML and LaTeX hide is gone (a comment, a link's target, struck-out, white or phantom text),
-    code is kept (it is on the page), invisible characters are removed (``b\\u200bad`` is "bad", one word),
-    Windows line ends are ``\\n``. ``None`` when the response redefines LaTeX commands: then nothing in it
-    reads as written. Checks that compare letters also fold look-alikes (``checks.looks``)."""
-    return shown(text.replace("\r\n", "\n"))
+    code is kept (it is on the page), invisible characters are removed (``b\\u200bad`` is "bad", one
+    word), every line ending is ``\\n`` (CommonMark's: ``\\r\\n``, ``\\r``, ``\\n``). ``None`` when the
+    response redefines LaTeX commands: then nothing in it reads as written. Checks that compare letters
+    also fold look-alikes (``checks.looks``)."""
+    return shown(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def _decoded(value: Any) -> Any:

@@ -264,6 +264,16 @@ def test_shown_keeps_code_unless_it_is_itself_hidden():
     assert shown("$x, y$ and `c`") == "$x, y$ and `c`"  # a backtick in math opens no code span
     assert code_ranges("$`a`$ plain") == []
     assert reading_of("one\r\ntwo") == "one\ntwo"
+    assert reading_of("one\rtwo\r\r\nthree") == "one\ntwo\n\nthree"  # CommonMark: \r alone ends a line too
+
+
+def test_paragraphs_split_by_any_line_ending():
+    ids = ["length_constraints:nth_paragraph_first_word"]
+    kw = [{"num_paragraphs": 3, "nth_paragraph": 2, "first_word": "then"}]
+    for end in ("\n", "\r\n", "\r", "\r\r\n"):
+        text = end.join(["It rained all day.", "", "Then the sea rose.", "", "At last the lamp burned."])
+        assert score(text, ids, kw) == 1.0, repr(end)
+    assert score("It rained all day.\n\nSo the sea rose.\n\nAt last the lamp burned.", ids, kw) == 0.0
 
 
 def test_folding_look_alikes_leaves_ascii_as_written():
