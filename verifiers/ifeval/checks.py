@@ -1,16 +1,19 @@
 """The 25 verifiable instructions of IFEval: each reads its kwargs (checked first) and judges a response.
 
-A check is ``(kwargs, text, strict) -> (followed, why)``. The semantics are lm-eval's
+A check is ``(kwargs, text, strict) -> (followed, why)``. ``text`` is the response as its reader sees
+it (:func:`rewardsmith.verifiers.reading.document.shown`: hidden text gone, code kept, invisible characters
+removed); a check that compares letters also folds look-alikes on both sides when ``strict``
+(:func:`looks`: a Cyrillic ``а`` is an ``a``, a fullwidth ``Ｋ`` a ``K``). The semantics are lm-eval's
 (``tasks/ifeval/instructions.py``) rewritten with linear scans where the reference's regexes can go
 quadratic on crafted text (``[[[[``, long runs of white space). ``strict`` is this verifier's default;
 ``False`` (the ``parity`` option) reproduces the reference's lenient corners: a text langdetect cannot
 read counts as any language, a bare JSON scalar counts as JSON, a constrained response may give
-several of the allowed answers, only "," is a comma (strict: the commas of other scripts and
-look-alikes such as U+201A too), the nth paragraph is counted in the raw split on blank lines
-(strict: among the paragraphs, so leading blank lines do not shift it), and two responses differ
-when their text does (strict: when their words do, case and punctuation aside). Keywords, markers and splitters
-are matched literally (the reference compiles them as regexes; IFEval's data holds none with regex
-syntax, so the figures are the same).
+several of the allowed answers, only "," is a comma (strict: whatever looks like one or is one in its
+script, :func:`is_comma`), text is compared as written (strict: look-alikes folded), the nth paragraph
+is counted in the raw split on blank lines (strict: among the paragraphs, so leading blank lines do not
+shift it), and two responses differ when their text does (strict: when their words do, case and
+punctuation aside). Keywords, markers and splitters are matched literally (the reference compiles them
+as regexes; IFEval's data holds none with regex syntax, so the figures are the same).
 
 :func:`parse_kwargs` turns a row's kwargs into the checker's arguments: ``None`` means "not given"
 (HF's IFEval rows carry every key of every instruction, ``None`` where unused); a missing required
@@ -21,11 +24,14 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from rewardsmith.verifiers.ifeval import text as T
+from rewardsmith.verifiers.reading import fold
 
 RELATIONS = ("less than", "at least")
 LANGDETECT_CHARS = 10_000  # langdetect's own Detector reads at most this many characters
@@ -91,28 +97,45 @@ def _compare(actual: int, relation: str, threshold: int, what: str) -> Result:
     return ok, f"{actual} {what} ({relation} {threshold} wanted)"
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def looks(text: str, strict: bool) -> str:
+    """``text`` as its letters look (strict): look-alikes folded, so that a check comparing letters compares
+    what a reader sees; as written otherwise (parity). Only runs of non-ASCII characters are folded: ASCII is
+    what it looks like already, and ``fold`` on a whole non-ASCII text also rewrites ASCII (``"`` becomes
+    ``''``), which would make a quoted prompt differ from its own repetition."""
+    if not strict or text.isascii():
+        return text
+    return _NON_ASCII.sub(lambda run: fold(run.group()), text)
+
+
 # --------------------------------------------------------------------------- keywords
 
 
 def _keywords(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    missing = [k for k in kw["keywords"] if k.lower() not in text.lower()]
+    seen = looks(text, strict).lower()
+    missing = [k for k in kw["keywords"] if looks(k, strict).lower() not in seen]
     return not missing, f"missing {missing}" if missing else "all keywords present"
 
 
 def _frequency(kw: dict[str, Any], text: str, strict: bool) -> Result:
     keyword = kw["keyword"].strip()
-    n = len(re.findall(re.escape(keyword), text, flags=re.IGNORECASE))
+    n = len(re.findall(re.escape(looks(keyword, strict)), looks(text, strict), flags=re.IGNORECASE))
     return _compare(n, kw["relation"], kw["frequency"], f"x {keyword!r}")
 
 
 def _forbidden(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    found = [w for w in kw["forbidden_words"] if re.search(r"\b" + re.escape(w) + r"\b", text, flags=re.IGNORECASE)]
+    seen = looks(text, strict)
+    found = [w for w in kw["forbidden_words"]
+             if re.search(r"\b" + re.escape(looks(w, strict)) + r"\b", seen, flags=re.IGNORECASE)]
     return not found, f"uses {found}" if found else "no forbidden word"
 
 
 def _letters(kw: dict[str, Any], text: str, strict: bool) -> Result:
     letter = kw["letter"].strip().lower()
-    return _compare(text.lower().count(letter), kw["let_relation"], kw["let_frequency"], f"x {letter!r}")
+    n = looks(text, strict).lower().count(looks(letter, strict))
+    return _compare(n, kw["let_relation"], kw["let_frequency"], f"x {letter!r}")
 
 
 # --------------------------------------------------------------------------- language and case
@@ -142,19 +165,20 @@ def _language(kw: dict[str, Any], text: str, strict: bool) -> Result:
 
 
 def _all_capitals(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    if not text.isupper():
+    if not looks(text, strict).isupper():
         return False, "not all capitals"
     return _is_language(text, "en", strict)
 
 
 def _all_lowercase(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    if not text.islower():
+    if not looks(text, strict).islower():
         return False, "not all lowercase"
     return _is_language(text, "en", strict)
 
 
 def _capital_words(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    return _compare(T.capital_words(text), kw["capital_relation"], kw["capital_frequency"], "capitalised words")
+    n = T.capital_words(looks(text, strict))
+    return _compare(n, kw["capital_relation"], kw["capital_frequency"], "capitalised words")
 
 
 # --------------------------------------------------------------------------- length
@@ -195,10 +219,10 @@ def _nth_first_word(kw: dict[str, Any], text: str, strict: bool) -> Result:
     n = sum(1 for p in parts if p.strip())
     if strict:  # the nth paragraph a reader sees; the reference indexes the raw split, blank parts included
         parts = [p for p in parts if p.strip()]
-    nth, wanted = kw["nth_paragraph"], kw["first_word"].lower()
+    nth, wanted = kw["nth_paragraph"], looks(kw["first_word"], strict).lower()
     if nth < 1 or nth > n or not parts[nth - 1].strip():
         return False, f"no paragraph {nth} (of {n})"
-    first = _first_word(parts[nth - 1].strip())
+    first = _first_word(looks(parts[nth - 1].strip(), strict))
     ok = n == kw["num_paragraphs"] and first == wanted
     return ok, f"{n} paragraphs ({kw['num_paragraphs']} wanted), paragraph {nth} starts with {first!r}"
 
@@ -226,8 +250,8 @@ def _placeholders(kw: dict[str, Any], text: str, strict: bool) -> Result:
 
 
 def _postscript(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    marker = kw["postscript_marker"].strip()
-    lowered = text.lower()
+    marker = looks(kw["postscript_marker"].strip(), strict)
+    lowered = looks(text, strict).lower()
     if marker == "P.P.S":
         found = re.search(r"p\.\s?p\.\s?s", lowered)
     elif marker == "P.S.":
@@ -267,7 +291,8 @@ def _bullets(kw: dict[str, Any], text: str, strict: bool) -> Result:
 
 
 def _constrained(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    found = [o for o in CONSTRAINED_OPTIONS if o in text]
+    seen = looks(text, strict)
+    found = [o for o in CONSTRAINED_OPTIONS if o in seen]
     if strict and len(found) > 1:  # the reference pays a response that gives every option
         return False, f"hedges between {found}"
     return bool(found), f"says {found[0]!r}" if found else "none of the allowed answers"
@@ -288,7 +313,7 @@ def _highlights(kw: dict[str, Any], text: str, strict: bool) -> Result:
 
 def _sections(kw: dict[str, Any], text: str, strict: bool) -> Result:
     splitter = kw["section_spliter"].strip()
-    n = len(re.findall(re.escape(splitter) + r"\s?\d+", text))
+    n = len(re.findall(re.escape(looks(splitter, strict)) + r"\s?\d+", looks(text, strict)))
     return n >= kw["num_sections"], f"{n} sections marked {splitter!r} ({kw['num_sections']} wanted)"
 
 
@@ -312,7 +337,7 @@ def _json(kw: dict[str, Any], text: str, strict: bool) -> Result:
 
 
 def _title(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    for line in text.split("\n"):
+    for line in looks(text, strict).split("\n"):
         start, end = line.find("<<"), line.rfind(">>")
         if start != -1 and end >= start + 3 and line[start : end + 2].lstrip("<").rstrip(">").strip():
             return True, "has a <<title>>"
@@ -336,22 +361,30 @@ def _two_responses(kw: dict[str, Any], text: str, strict: bool) -> Result:
 
 
 def _repeat_prompt(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    ok = text.strip().lower().startswith(kw["prompt_to_repeat"].strip().lower())
+    ok = looks(text, strict).strip().lower().startswith(looks(kw["prompt_to_repeat"], strict).strip().lower())
     return ok, "starts with the request" if ok else "does not start with the request word for word"
 
 
 def _end(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    phrase = kw["end_phrase"].strip().lower()
-    ok = text.strip().strip('"').lower().endswith(phrase)
+    phrase = looks(kw["end_phrase"], strict).strip().lower()
+    ok = looks(text, strict).strip().strip('"').lower().endswith(phrase)
     return ok, "ends with the phrase" if ok else "does not end with the phrase"
 
 
-# Commas of other scripts and look-alikes NFKC leaves alone (the fullwidth and small commas it maps to ",").
-COMMA_LIKE = ",\u201a\u060c\u3001\u055d\u07f8\u1363\u1802\u1808\u2e32\u2e34\u2e41\ua4fe\ua60d\ua6f5"
+@lru_cache(maxsize=1024)
+def is_comma(char: str) -> bool:
+    """Whether a reader takes ``char`` for a comma: it looks like one (folds to ``,``: fullwidth, small,
+    U+201A, ...) or is its script's comma (punctuation Unicode names a comma: Arabic ``،``, ideographic
+    ``、``, Armenian, Ethiopic, ...)."""
+    if char == ",":
+        return True
+    if char.isascii():
+        return False
+    return fold(char) == "," or (unicodedata.category(char) == "Po" and "COMMA" in unicodedata.name(char, ""))
 
 
 def _no_comma(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    n = sum(text.count(c) for c in COMMA_LIKE) if strict else text.count(",")
+    n = sum(1 for c in text if is_comma(c)) if strict else text.count(",")
     return n == 0, f"{n} commas"
 
 

