@@ -38,6 +38,7 @@ from rewardsmith.verifiers.core import Sample, Status, Verdict, Verifier, invali
 from rewardsmith.verifiers.ifeval.checks import CHECKS, Check, KwargsError, parse_kwargs
 from rewardsmith.verifiers.ifeval.guard import degenerate
 from rewardsmith.verifiers.options import NonEmpty, Range, declare, option
+from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, hinted, source_region
 from rewardsmith.verifiers.reading.document import shown
 from rewardsmith.verifiers.registry import register
 
@@ -93,11 +94,18 @@ class IfevalVerifier(Verifier):
                                                                      "trigrams is padding: 0")
     reject_echo: bool = option(True, "a copy of the prompt with under 2 distinct words of its own scores 0")
     max_chars: Annotated[int, Range(gt=0)] = option(100_000, "a longer response is not judged (score 0)")
+    prompt_opens_think: bool = option(False, PROMPT_OPENS_THINK_DOC)
 
     def _verify(self, sample: Sample) -> Verdict:
         text = read_completion(sample)
         if isinstance(text, Verdict):
             return text
+        if self.parity:  # lm-eval judges the response whole, reasoning included
+            return self._judge_response(sample, text)
+        region = source_region(text, self.prompt_opens_think)  # the response without its reasoning blocks
+        return hinted(self._judge_response(sample, region.text), region)
+
+    def _judge_response(self, sample: Sample, text: str) -> Verdict:
         parsed = self._instructions(sample)
         if isinstance(parsed, Verdict):
             return parsed

@@ -70,6 +70,38 @@ def math_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+# Where Markdown may hold code: a backtick, a tilde fence, or an indented line (CommonMark's code block).
+_CODE = re.compile(r"`|~~~|^(?: {4}|\t)", re.MULTILINE)
+
+
+def code_ranges(source: str) -> list[tuple[int, int]]:
+    """Source ranges of code as CommonMark reads it (fenced and indented blocks with their fence lines, code
+    spans with their backticks), found the way :func:`~rewardsmith.verifiers.reading.markdown.read_markdown`
+    finds them (math masked first)."""
+    if not _CODE.search(source):
+        return []
+    masked = list(source)
+    for start, end in math_spans(source):
+        for i in range(start, end):
+            if masked[i] != "\n":
+                masked[i] = "x"
+    text = "".join(masked)
+    line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    lines = text.split("\n")
+    ranges: list[tuple[int, int]] = []
+    for token in _parser().parse(text):
+        if token.map is None:
+            continue
+        first, last = token.map
+        if token.type in ("fence", "code_block"):
+            ranges.append((line_starts[first], line_starts[last] if last < len(line_starts) else len(text)))
+        elif token.type == "inline" and token.children:
+            place = _placer(token.content, lines, line_starts, first)
+            ranges += [(place(c.meta["span"][0]), place(c.meta["span"][1])) for c in token.children
+                       if c.type == "code_inline" and "span" in c.meta]
+    return ranges
+
+
 def read_markdown(text: str) -> MarkdownReading:
     """Where the Markdown of ``text`` hides source, and where an entity renders as another character."""
     out = MarkdownReading()

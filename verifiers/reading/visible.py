@@ -13,7 +13,7 @@ import bisect
 from dataclasses import dataclass
 
 from rewardsmith.verifiers.reading.latex import read_latex
-from rewardsmith.verifiers.reading.markdown import read_markdown
+from rewardsmith.verifiers.reading.markdown import code_ranges, read_markdown
 from rewardsmith.verifiers.reading.unicode import invisible_pattern
 
 
@@ -46,14 +46,20 @@ class Visible:
         return source_start + min(offset - start, length)
 
 
-def visible(source: str) -> Visible:
-    """``source`` as its reader sees it (see the module and docs/reading.md)."""
+def visible(source: str, keep_code: bool = False) -> Visible:
+    """``source`` as its reader sees it (see the module and docs/reading.md). With ``keep_code``, code is
+    kept as written, fences and backticks included (code that is itself hidden, in a comment or struck,
+    stays hidden): for a family that judges the response as a page, where code is on it."""
     try:
         markdown = read_markdown(source)
-        latex = read_latex(_blank(source, markdown.hidden))
+        hidden = markdown.hidden
+        if keep_code:
+            code = set(code_ranges(source))
+            hidden = [r for r in hidden if r not in code]
+        latex = read_latex(_blank(source, hidden))  # LaTeX is not read inside code either
     except Exception:  # a parser failing on what a completion wrote: nothing in it can be vouched for
         return Visible(source, "", (), ("(unreadable markup)",))
-    edits = [(s, e, "\n" if "\n" in source[s:e] else " ") for s, e in _union([*markdown.hidden, *latex.hidden])]
+    edits = [(s, e, "\n" if "\n" in source[s:e] else " ") for s, e in _union([*hidden, *latex.hidden])]
     covered = list(edits)
     edits += [(s, e, r) for s, e, r in markdown.replaced if not _inside(covered, s)]
     if not source.isascii():

@@ -91,7 +91,8 @@ def test_a_stray_close_that_cost_the_reward_names_the_option(family: str) -> Non
     assert got == 0.0 and "prompt_opens_think" not in feedback  # no stray close: no hint
 
 
-# The answer region is one rule for every family, whatever its answer looks like: each family states a right
+# The answer region is one rule for every family, whatever its answer looks like (reasoning_gym reads it with
+# answer_span's reader, tested above through qa and choice; its scorers need the sandbox): each family states a right
 # answer ``a`` and a wrong one ``w`` in its own form, and the same region shapes pay the same.
 RIGHT_CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
 WRONG_CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Rome"}}</tool_call>'
@@ -105,6 +106,12 @@ IN_FORM = {
         {"ground_truth": [{"get_weather": {"city": ["Paris"]}}]},
         RIGHT_CALL,
         WRONG_CALL,
+    ),
+    "ifeval": (  # the instruction "no commas": the answer is the response the instruction judges
+        {"type": "ifeval"},
+        {"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]},
+        "The sky is blue and the grass is green in the spring.",
+        "The sky is blue, and the grass is green, in the spring.",
     ),
 }
 REGION_SHAPES = [
