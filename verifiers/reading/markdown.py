@@ -30,6 +30,8 @@ TRIGGER = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _HIDING_ELEMENTS = frozenset({"del", "s", "strike", "script", "style", "template", "noscript"})
+# Of those, the formatting elements an HTML parser reopens in every later block until their close tag.
+_CARRIED = frozenset({"s", "strike"})
 _HIDING_STYLE = re.compile(
     r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|(?<![-\w])color\s*:\s*(?:white|transparent|#fff(?:fff)?\b)"
     r"|opacity\s*:\s*0*(?:\.0*)?\s*(?:;|$)|font-size\s*:\s*0*(?:\.0*)?(?:px|em|rem|pt|%)?\s*(?:;|$)",
@@ -45,6 +47,7 @@ class MarkdownReading:
 
     hidden: list[tuple[int, int]] = field(default_factory=list)
     replaced: list[tuple[int, int, str]] = field(default_factory=list)
+    carried: list[tuple[str, int]] = field(default_factory=list)  # unclosed <s>/<strike>: name, paragraph end
 
 
 def math_spans(text: str) -> list[tuple[int, int]]:
@@ -130,6 +133,7 @@ def read_markdown(text: str) -> MarkdownReading:
         elif token.type == "inline" and token.children:
             _inline(token.children, _placer(token.content, lines, line_starts, first), len(token.content), out)
     out.hidden += _collapsed(source, out.hidden)
+    out.hidden += _carried(source, out)
     # A comment never closed: a browser shows nothing after it (CommonMark would print it; the stricter reading).
     opened = source.rfind("<!--")
     if opened >= 0 and source.find("-->", opened + 4) < 0 and not any(a <= opened < b for a, b in out.hidden):
@@ -163,6 +167,21 @@ def _collapsed(source: str, hidden: list[tuple[int, int]]) -> list[tuple[int, in
                 found.append((start, tag.end()))
     if depth:
         found.append((start, len(source)))
+    return found
+
+
+def _carried(source: str, out: MarkdownReading) -> list[tuple[int, int]]:
+    """What an unclosed ``<s>``/``<strike>`` strikes after its paragraph: a browser reopens it in each later
+    block up to its close tag (one not in code or a comment), or to the end."""
+    found = []
+    for name, paragraph_end in out.carried:
+        for close in re.finditer(rf"</{name}\s*>", source[paragraph_end:], re.IGNORECASE):
+            at = paragraph_end + close.start()
+            if not any(a <= at < b for a, b in out.hidden):
+                found.append((paragraph_end, paragraph_end + close.end()))
+                break
+        else:
+            found.append((paragraph_end, len(source)))
     return found
 
 
@@ -224,6 +243,8 @@ def _inline(children: list[Any], place: Any, length: int, out: MarkdownReading) 
                     out.hidden.append((opened, end))
     if elements:  # an element that hides and never closes hides the rest of its paragraph
         out.hidden.append((elements[0][1], place(length)))
+        if elements[0][0] in _CARRIED:  # ... and a browser reopens a formatting element in the blocks after it
+            out.carried.append((elements[0][0], place(length)))
 
 
 class _OneTag(HTMLParser):

@@ -50,6 +50,8 @@ def seen(text: str) -> str:
     f"The answer is 5.\n<details><summary>more</summary>\n{SECRET}\n</details>",
     f"The answer is 5.\n\n<details>\n<summary>more</summary>\n\n{SECRET}\n\n</details>\n",  # Markdown inside
     f"The answer is 5.\n\n<details>\n\n{SECRET}",  # never closed: hides the rest
+    f"The answer is 5. <s>struck\n\n{SECRET}",  # a browser reopens an unclosed <s> in every later block
+    f"The answer is 5. <strike>a\n\n- {SECRET}\n\n</strike>",
 ])
 def test_markdown_that_hides_text_is_not_seen(completion: str) -> None:
     text = seen(completion)
@@ -77,6 +79,8 @@ def test_markdown_that_hides_text_is_not_seen(completion: str) -> None:
     ("<details open>\n\nShown 5.\n\n</details>\n\nAfter.", "Shown 5."),  # open: read
     ("<details>\n\nx\n\n</details>\n\nAfter it, 5.", "After it, 5."),  # only the element hides
     ("Write `<details>` to fold; the answer is 5.", "the answer is 5"),  # a tag in code opens nothing
+    ("<s>x\n\ny</s> The answer is 5.", "The answer is 5."),  # ... up to its close tag
+    ("<del>x\n\nThe answer is 5.", "The answer is 5."),  # <del> is closed by its paragraph's end
 ])
 def test_honest_markdown_stays_as_written(completion: str, kept: str) -> None:
     assert kept in seen(completion)
