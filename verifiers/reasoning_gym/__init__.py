@@ -32,7 +32,15 @@ import json
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from rewardsmith.verifiers.answer_span import FORMS, MAX_STATEMENTS, answer_tags, final_answer, plain, visible_region
+from rewardsmith.verifiers.answer_span import (
+    FORMS,
+    MAX_STATEMENTS,
+    answer_tags,
+    final_answer,
+    offers,
+    plain,
+    visible_region,
+)
 from rewardsmith.verifiers.core import (
     MISSING,
     Sample,
@@ -61,12 +69,10 @@ def read_answer(text: str | Region, forms: tuple[str, ...]) -> tuple[str | None,
     region = visible_region(text)
     said: list[str] = []
     if "answer_tag" in forms:
-        said = [region[start:end].strip() for start, end in answer_tags(region)]
+        tags = answer_tags(region)
+        said = [region[start:end].strip() for start, end in tags]
         if said:
-            # A box or a stated answer after the first tag (or a value offered beside one) is a statement
-            # too, read by the rule every family shares: "<answer>156</answer> The answer is 157." hedges.
-            found = final_answer(Region(region), ("answer_tag", "boxed", "phrase"))
-            said += [plain(s.text) for s in found.statements if s.form != "answer_tag"] if found else []
+            said += _beside_tags(region, tags)
     if not said and any(f != "answer_tag" for f in forms):
         # Every form is read, so a box followed by "the final answer is 157" is seen as the hedge it is;
         # the deciding form must be one the spec names.
@@ -85,6 +91,19 @@ def read_answer(text: str | Region, forms: tuple[str, ...]) -> tuple[str | None,
     if twice:
         return None, f"several different answers (a JSON {twice}): a hedge"
     return said[-1], ""
+
+
+def _beside_tags(region: str, tags: list[tuple[int, int]]) -> list[str]:
+    """What the completion states beside its answer tags, read by the rule every family shares: a box or a
+    stated answer after the first tag, and a value offered right after a tag ("<answer>156</answer> The
+    answer is 157." and "<answer>156</answer>, or maybe 157" hedge). A tag's own lines are its answer, whole."""
+    blanked, cursor = [], 0
+    for start, end in tags:
+        blanked += [region[cursor:start], " " * (end - start)]
+        cursor = end
+    outside = final_answer(Region("".join([*blanked, region[cursor:]])), ("boxed", "phrase"))
+    stated = [plain(s.text) for s in outside.statements if s.start > tags[0][0]] if outside else []
+    return stated + [plain(offered) for _, end in tags for offered in offers(region, end)]
 
 
 @register("reasoning_gym")
