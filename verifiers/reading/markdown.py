@@ -26,10 +26,14 @@ _CLOSES = {"$$": "$$", "$": "$", "\\(": "\\)", "\\[": "\\]"}
 # target or reference, an indented block): the parser runs only on a completion that has one; it decides.
 TRIGGER = re.compile(
     r"`|~~|<!--|<(?:del|s|strike|script|style|template|noscript|details)\b|<[A-Za-z][^<>]*\b(?:hidden|style)\b"
-    r"|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);|\]\s*[(\[:]|^(?: {4}|\t)",
+    r"|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);|\]\s*[(\[:]|^(?: {4}|\t)"
+    r"|\*\S|\S\*|(?<![A-Za-z0-9])_\S|\S_(?![A-Za-z0-9])|<(?:b|strong|em|i|u|mark)>",
     re.IGNORECASE | re.MULTILINE,
 )
 _HIDING_ELEMENTS = frozenset({"del", "s", "strike", "script", "style", "template", "noscript"})
+# Emphasis, as Markdown delimiters or HTML tags, renders as a style: its markers are no characters of the text.
+_EMPHASIS = frozenset({"em_open", "em_close", "strong_open", "strong_close"})
+_STYLE_TAGS = frozenset({"b", "strong", "em", "i", "u", "mark"})
 # Of those, the formatting elements an HTML parser reopens in every later block until their close tag.
 _CARRIED = frozenset({"s", "strike"})
 _HIDING_STYLE = re.compile(
@@ -48,6 +52,7 @@ class MarkdownReading:
     hidden: list[tuple[int, int]] = field(default_factory=list)
     replaced: list[tuple[int, int, str]] = field(default_factory=list)
     carried: list[tuple[str, int]] = field(default_factory=list)  # unclosed <s>/<strike>: name, paragraph end
+    styles: list[tuple[int, int]] = field(default_factory=list)  # emphasis markers: a style, not characters
 
 
 def math_spans(text: str) -> list[tuple[int, int]]:
@@ -224,6 +229,8 @@ def _inline(children: list[Any], place: Any, length: int, out: MarkdownReading) 
             out.hidden.append((struck.pop(), end))
         elif kind == "link_open" and "label_end" in child.meta:
             out.hidden += [(start, start + 1), (place(child.meta["label_end"]), end)]
+        elif kind in _EMPHASIS or (kind == "text" and not child.content):
+            out.styles.append((start, end))  # an emphasis delimiter: shown as the style, not a character
         elif kind == "text_special" and child.info == "entity":
             out.replaced.append((start, end, child.content))
         elif kind == "html_inline":
@@ -235,6 +242,9 @@ def _inline(children: list[Any], place: Any, length: int, out: MarkdownReading) 
             if tag is None:
                 continue
             name, closing, hides = tag
+            if name in _STYLE_TAGS:
+                out.styles.append((start, end))  # <b>, <em>, ...: a style, not a character
+                continue
             if not closing and (hides or any(n for n, _ in elements)) and name not in _VOID:
                 elements.append((name if hides or elements else "", start))
             elif closing and elements and elements[-1][0] in (name, ""):
@@ -319,7 +329,8 @@ def _parser() -> Any:
     from markdown_it.helpers import parseLinkLabel
 
     md = MarkdownIt("commonmark").enable("strikethrough").disable("text_join")  # keep entities as tokens
-    for name in ("backticks", "strikethrough", "link", "image", "entity", "html_inline"):
+    md.disable("fragments_join")  # keep each emptied emphasis delimiter as a token of its own, with its span
+    for name in ("backticks", "strikethrough", "emphasis", "link", "image", "entity", "html_inline"):
         original = next(r.fn for r in md.inline.ruler.__rules__ if r.name == name)
         md.inline.ruler.at(name, _recording(original, parseLinkLabel if name == "link" else None))
     return md
@@ -332,9 +343,9 @@ def _recording(fn: Any, link_label: Any) -> Any:
         if ok and not silent:
             cursor = start
             for token in state.tokens[count:]:
-                if "span" in token.meta or (token.type == "text" and token.content not in ("~", "~~")):
+                if "span" in token.meta or (token.type == "text" and token.content not in ("~", "~~", "*", "_")):
                     continue
-                if token.type == "text":  # a strikethrough delimiter: the next run of its length
+                if token.type == "text":  # a strikethrough or emphasis delimiter: the next run of its length
                     token.meta["span"] = (cursor, cursor + len(token.content))
                     cursor += len(token.content)
                     continue

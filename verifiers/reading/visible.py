@@ -46,10 +46,12 @@ class Visible:
         return source_start + min(offset - start, length)
 
 
-def visible(source: str, keep_code: bool = False) -> Visible:
-    """``source`` as its reader sees it (see the module and docs/reading.md). With ``keep_code``, code is
-    kept as written, fences and backticks included (code that is itself hidden, in a comment or struck,
-    stays hidden): for a family that judges the response as a page, where code is on it."""
+def visible(source: str, keep_code: bool = False, keep_style: bool = False) -> Visible:
+    """``source`` as its reader sees it (see the module and docs/reading.md): code is not text a reader reads
+    as stated, and emphasis markers (``**``, ``_``, ``<b>``) are a style, not characters; both go. A family that
+    judges the response as a page keeps code (a comma in it is on the page; code that is itself hidden, in a
+    comment or struck, stays hidden) and style (a highlight is an instruction); one that asks whether some
+    markup is shown as written keeps style (bold text is shown)."""
     try:
         markdown = read_markdown(source)
         hidden = markdown.hidden
@@ -62,6 +64,8 @@ def visible(source: str, keep_code: bool = False) -> Visible:
     edits = [(s, e, "\n" if "\n" in source[s:e] else " ") for s, e in _union([*hidden, *latex.hidden])]
     covered = list(edits)
     edits += [(s, e, r) for s, e, r in markdown.replaced if not _inside(covered, s)]
+    if not keep_style:
+        edits += [(s, e, "") for s, e in markdown.styles if not _inside(covered, s)]
     if not source.isascii():
         blanks = invisible_pattern().finditer(source)
         edits += [(m.start(), m.end(), "") for m in blanks if not _inside(covered, m.start())]

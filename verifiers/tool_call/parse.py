@@ -274,7 +274,7 @@ def unseen(text: str, spans: list[tuple[int, int]]) -> str | None:
     shown short; None when every one is copied verbatim into what the reader sees."""
     if not spans:
         return None
-    shown = visible(text).pieces
+    shown = visible(text, keep_style=True).pieces  # bold or italic around a tag still shows it as written
     for start, end in spans:
         if not any(source <= start and end <= source + length for _, source, length in shown):
             return short(text[start:end], 60)

@@ -60,7 +60,9 @@ def test_markdown_that_hides_text_is_not_seen(completion: str) -> None:
 
 
 @pytest.mark.parametrize(("completion", "kept"), [
-    ("The answer is **5**.", "**5**"),
+    ("The answer is **5**.", "The answer is 5."),  # emphasis markers are a style, not characters
+    ("__Answer: 5__ and <b>x</b>", "Answer: 5 and x"),
+    ("It is 2 * 3 and a ** b.", "2 * 3 and a ** b"),  # an unmatched asterisk is a character
     ("The answer is *x* = $\\frac{1}{2}$.", "$\\frac{1}{2}$"),
     ("The answer is [Paris](https://x.org).", "Paris"),
     ("Answer: <answer>B</answer>", "<answer>B</answer>"),  # other tags stay for the later layers
@@ -277,3 +279,10 @@ def test_any_text_is_read_without_error_and_maps_back(source: str) -> None:
 ])
 def test_fold_never_changes_ascii_even_beside_non_ascii(mixed: str, folded: str) -> None:
     assert fold(mixed) == folded
+
+
+def test_a_page_keeps_code_and_emphasis_as_written() -> None:
+    """Instruction following judges the page: "highlight 2 sections" is about the markers, a comma in code counts."""
+    page = "*one* and **two**, `x, y`"
+    assert visible(page, keep_code=True, keep_style=True).text == page
+    assert visible(page).text.startswith("one and two,")
