@@ -39,6 +39,7 @@ from rewardsmith.verifiers.ifeval.checks import CHECKS, Check, KwargsError, pars
 from rewardsmith.verifiers.ifeval.guard import degenerate
 from rewardsmith.verifiers.options import NonEmpty, Range, declare, option
 from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, hinted, source_region
+from rewardsmith.verifiers.reading.code_blocks import line_feeds
 from rewardsmith.verifiers.reading.document import shown
 from rewardsmith.verifiers.registry import register
 
@@ -60,7 +61,7 @@ def reading_of(text: str) -> str | None:
     word), every line ending is ``\\n`` (CommonMark's: ``\\r\\n``, ``\\r``, ``\\n``). ``None`` when the
     response redefines LaTeX commands: then nothing in it reads as written. Checks that compare letters
     also fold look-alikes (``checks.looks``)."""
-    return shown(text.replace("\r\n", "\n").replace("\r", "\n"))
+    return shown(line_feeds(text))
 
 
 def _decoded(value: Any) -> Any:

@@ -56,6 +56,7 @@ from rewardsmith.verifiers.isolated import Scored, ScoreItem, score_isolated
 from rewardsmith.verifiers.json_value import duplicate_key
 from rewardsmith.verifiers.options import NonEmpty, Range, Unique, declare, option
 from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, Region, answer_region, hinted
+from rewardsmith.verifiers.reading.code_blocks import line_feeds
 from rewardsmith.verifiers.reasoning_gym.policy import UNSAFE, grammar_problem, squash, stricter_check, tuple_paths
 from rewardsmith.verifiers.reasoning_gym.survey import FULL
 from rewardsmith.verifiers.registry import register
@@ -70,7 +71,7 @@ def read_answer(text: str | Region, forms: tuple[str, ...]) -> tuple[str | None,
     said: list[str] = []
     if "answer_tag" in forms:
         tags = answer_tags(region)
-        said = [region[start:end].strip() for start, end in tags]
+        said = [line_feeds(region[start:end]).strip() for start, end in tags]  # CRLF is a line end, as shown
         if said:
             said += _beside_tags(region, tags)
     if not said and any(f != "answer_tag" for f in forms):

@@ -50,6 +50,10 @@ def score(row, answer_text, verifier=STRICT, completion=None):
         ("<answer>\n1 2\n3 4\n</answer>", "1 2\n3 4"),  # a grid spans lines: the whole tag is the answer
         ("<answer>7</answer> so <answer> 7 </answer>", "7"),  # a restatement is fine
         ("<think><answer>9</answer></think><answer>7</answer>", "7"),  # the reasoning is never read
+        ("<answer>1 2\r\n3 4\r\n</answer>", "1 2\n3 4"),  # a CRLF (or lone CR) line end is a line end
+        ("<answer>1 2\r3 4</answer>", "1 2\n3 4"),
+        ("<answer>156</answer>\n\nThe answer is 156.", "156"),  # the same value restated beside the tag
+        ("<answer>4.5 4.5\n4.75 5.0</answer>", "4.5 4.5\n4.75 5.0"),  # a tag's second line is its own, not an offer
     ],
 )
 def test_the_answer_is_the_whole_tag_content(text, expected):
@@ -67,6 +71,9 @@ def test_the_answer_is_the_whole_tag_content(text, expected):
         "".join(f"<answer>{i % 2}</answer>" for i in range(40)),  # spam
         "<answer>NOPE <answer>7</answer> </answer>",  # a tag reopened: a reader sees both NOPE and 7
         '<answer>{"0": 1, "0": 2}</answer>',  # one JSON key given two values
+        "<answer>156</answer> The answer is 157.",  # another value stated after the tag
+        "<answer>156</answer> \\boxed{157}",
+        "<answer>156</answer>, or maybe 157",
     ],
 )
 def test_no_single_committed_answer_is_read(text):
