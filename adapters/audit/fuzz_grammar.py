@@ -23,6 +23,7 @@ short text, reasoning-gym's answer tag, a JSON document, a set of tool calls, or
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -178,7 +179,8 @@ WORKING = {"fr": "Calculons étape par étape.", "de": "Rechnen wir Schritt für
            "zh": "让我们一步一步地思考。", "ru": "Решим задачу по шагам.", "el": "Λύνουμε το πρόβλημα βήμα προς βήμα."}
 SPACES: dict[str, Callable[[str], str]] = {
     "trailing newline": lambda s: s + "\n", "leading blank line": lambda s: "\n\n" + s,
-    "crlf": lambda s: s.replace("\n", "\r\n"), "trailing spaces": lambda s: s + "  ",
+    "crlf": lambda s: re.sub(r"(?<!\r)\n", "\r\n", s),  # idempotent: applied twice, still one line end each
+    "trailing spaces": lambda s: s + "  ",
 }
 
 
@@ -237,12 +239,24 @@ def _inside_first(doc: Doc, choice: tuple[str, ...], w: str) -> None:
     doc.values.append(lambda g: SEPARATORS[sep].format(w, g))
 
 
+# Wrappers that end with their block (CommonMark closes ~~ and <del> at a paragraph's end; a browser closes
+# a <span> there): a statement of several lines is hidden line by line, so each line is a block they cover.
+_BLOCK_BOUND = frozenset({"strike", "del", "hidden span"})
+
+
+def hidden(how: str, statement: str) -> str:
+    """``statement`` as the wrapper ``how`` hides it from a reader, whole."""
+    if how in _BLOCK_BOUND and "\n" in statement.strip():
+        return "\n".join(HIDES[how].format(line) if line.strip() else line for line in statement.split("\n"))
+    return HIDES[how].format(statement)
+
+
 def _hide(doc: Doc, choice: tuple[str, ...], w: str) -> None:
     how, restated = choice
     if restated == "then W":
-        doc.statements.append(lambda s, d: HIDES[how].format(s) + "\n" + d.statement(w))
+        doc.statements.append(lambda s, d: hidden(how, s) + "\n" + d.statement(w))
     else:
-        doc.statements.append(lambda s, d: HIDES[how].format(s))
+        doc.statements.append(lambda s, d: hidden(how, s))
 
 
 def _hide_value(doc: Doc, choice: tuple[str, ...], w: str) -> None:
