@@ -57,11 +57,12 @@ def hinted(verdict: Verdict, region: Region) -> Verdict:
     return replace(verdict, feedback=feedback, details={**verdict.details, "stray_think_close": True})
 
 
-def answer_region(completion: str, prompt_opens_think: bool = False) -> Region:
+def answer_region(completion: str, prompt_opens_think: bool = False, keep_style: bool = False) -> Region:
     """What a reader sees of the completion (:func:`readable_text`: a tag inside a comment is no tag),
     without its reasoning blocks (module docstring). A removed block leaves a space, so the words on
-    either side of it never join."""
-    text = readable_text(completion)
+    either side of it never join. ``keep_style`` keeps emphasis markers as characters, for a family whose
+    answer is data a third party reads raw (``3*4*5`` is an expression, not an italic 4)."""
+    text = readable_text(completion, keep_style)
     tags = [(m.start(), m.end(), bool(m.group(1))) for m in THINK_TAG.finditer(text)]
     return _cut(text, tags, prompt_opens_think)
 

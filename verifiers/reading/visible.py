@@ -87,10 +87,10 @@ def visible(source: str, keep_code: bool = False, keep_style: bool = False) -> V
     return Visible(source, "".join(text), tuple(pieces), tuple(dict.fromkeys(latex.redefines)))
 
 
-def readable_text(source: str) -> str:
+def readable_text(source: str, keep_style: bool = False) -> str:
     """The visible text of ``source``, or ``""`` when it redefines commands: then nothing in it can be read as
-    written (the families score that ``no_answer``)."""
-    seen = visible(source)
+    written (the families score that ``no_answer``). ``keep_style``: see :func:`visible`."""
+    seen = visible(source, keep_style=keep_style)
     return seen.text if seen.readable else ""
 
 

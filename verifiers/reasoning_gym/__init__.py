@@ -39,7 +39,6 @@ from rewardsmith.verifiers.answer_span import (
     final_answer,
     offers,
     plain,
-    visible_region,
 )
 from rewardsmith.verifiers.core import (
     MISSING,
@@ -67,7 +66,7 @@ _SHOWN = 200
 
 def read_answer(text: str | Region, forms: tuple[str, ...]) -> tuple[str | None, str]:
     """(the one committed answer or None, why none): every answer tag's whole content, else the other forms."""
-    region = visible_region(text)
+    region = text.text if isinstance(text, Region) else answer_region(text, keep_style=True).text
     said: list[str] = []
     if "answer_tag" in forms:
         tags = answer_tags(region)
@@ -227,7 +226,7 @@ class ReasoningGymVerifier(Verifier):
                 return invalid_input(
                     f"{name}'s scorer pays attacks in full ({UNSAFE[name]}); unsafe: refuse", **details
                 )
-        region = answer_region(text, self.prompt_opens_think)
+        region = answer_region(text, self.prompt_opens_think, keep_style=True)  # the scorer reads it raw
         answer, why = read_answer(region, self.answer_from)
         if answer is None:
             hedge = why.startswith(("several", "more than"))
