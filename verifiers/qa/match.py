@@ -30,6 +30,7 @@ from collections import Counter
 from decimal import Decimal
 from functools import lru_cache
 
+from rewardsmith.verifiers.json_value import exact_number
 from rewardsmith.verifiers.qa.normalize import normalize
 from rewardsmith.verifiers.reading import fold
 
@@ -51,7 +52,7 @@ def _numbers(text: str) -> tuple[str, list[str]]:
     def mark(match: re.Match[str]) -> str:
         value = Decimal(match.group(2).replace(",", ""))
         if match.group(1) == "-":
-            value = -value
+            value = value.copy_negate()  # exact: unary minus rounds to the process's context
         found.append(_canonical(value))
         return _MARK
 
@@ -60,7 +61,7 @@ def _numbers(text: str) -> tuple[str, list[str]]:
 
 def _canonical(value: Decimal) -> str:
     """One spelling per value, set apart from any digits left among the words (``#2.5#``)."""
-    return "#0#" if value == 0 else f"#{format(value.normalize(), 'f')}#"
+    return "#0#" if value == 0 else f"#{format(exact_number(value), 'f')}#"
 
 
 @lru_cache(maxsize=4096)

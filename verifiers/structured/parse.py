@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal, localcontext
 from typing import Any
 
 from rewardsmith.verifiers.core import short
@@ -152,6 +152,9 @@ def _no_comment(skipped: str) -> None:
         raise Unreadable(_NO_COMMENT)
 
 
+_EXACT = Context(prec=MAX_PREC, Emax=MAX_EMAX, Emin=MIN_EMIN)  # sums and products of decimals, never rounded
+
+
 def _yaml_decimal(literal: str) -> Decimal:
     """A YAML 1.1 float as the exact decimal it writes: underscores dropped, ``.inf``/``.nan``
     refused, sexagesimal ``1:30.5`` (base 60) computed in decimals."""
@@ -161,9 +164,10 @@ def _yaml_decimal(literal: str) -> Decimal:
     if text in (".inf", ".nan"):
         raise Unreadable(f"{literal} is not a finite number")
     value = Decimal(0)
-    for part in text.split(":"):
-        value = value * 60 + Decimal(part)
-    return sign * value
+    with localcontext(_EXACT):  # the process's context may be narrowed (reasoning-gym sets its precision)
+        for part in text.split(":"):
+            value = value * 60 + Decimal(part)
+    return value.copy_negate() if sign < 0 else value
 
 
 # ------------------------------------------------------------------ TOML

@@ -173,3 +173,21 @@ def test_two_candidates_in_any_form_score_0(completion):
 @pytest.mark.parametrize("answer", ["Paris", "the city of Paris", "PARIS!", "'Paris'"])
 def test_one_candidate_keeps_paying(answer):
     assert score(answer, {"text": ["Paris", "the city of Paris"], "answer_start": [0, 0]}) == 1.0
+
+
+@pytest.fixture
+def narrowed_decimal_context():
+    """A library in the same process may narrow the global decimal context (reasoning-gym's generators
+    set its precision): a number's reading must not depend on it."""
+    import decimal
+
+    saved = decimal.getcontext().copy()
+    decimal.getcontext().prec = 6
+    yield
+    decimal.setcontext(saved)
+
+
+@pytest.mark.parametrize(("answer", "gold"), [("2.5000000001", "2.5"), ("-7.00000001", "-7"), ("1234567.5", "1234568")])
+def test_numbers_are_exact_under_a_narrowed_decimal_context(narrowed_decimal_context, answer, gold):
+    assert score(answer, gold) == 0.0
+    assert score(gold, gold) == 1.0

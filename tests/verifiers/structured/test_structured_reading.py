@@ -75,6 +75,31 @@ def test_yaml_and_toml_numbers_are_exact_too(fmt, wrong, right):
     assert score(right, reference, format=fmt) == 1.0
 
 
+@pytest.mark.parametrize(
+    ("fmt", "wrong", "right"),
+    [
+        ("yaml", "x: 2.0000000000000004", "x: 2.0"),
+        ("yaml", "x: -0.30000000000000004", "x: -0.3"),
+        ("yaml", "x: 1:30.0000000001", "x: 90"),  # sexagesimal: the sum is exact too
+        ("toml", "x = 2.0000000000000004", "x = 2.0"),
+        ("json", '{"x": 2.0000000000000004}', '{"x": 2.0}'),
+    ],
+)
+def test_numbers_are_exact_under_a_narrowed_decimal_context(fmt, wrong, right):
+    """A library in the same process may narrow the global decimal context (reasoning-gym's generators
+    set its precision): a number's reading must not depend on it."""
+    import decimal
+
+    reference = {"x": -0.3} if "-0.3" in right else {"x": 90} if "90" in right else {"x": 2}
+    saved = decimal.getcontext().copy()
+    decimal.getcontext().prec = 6
+    try:
+        assert score(wrong, reference, format=fmt) == 0.0
+        assert score(right, reference, format=fmt) == 1.0
+    finally:
+        decimal.setcontext(saved)
+
+
 def test_every_reader_gives_decimals_and_refuses_what_is_not_a_finite_number():
     limits = Limits()
     assert parse('{"a": 0.1, "b": 2}', "json", limits) == {"a": parse("a: 0.1", "yaml", limits)["a"], "b": 2}
