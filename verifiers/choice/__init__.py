@@ -5,7 +5,7 @@ Fields read: ``choices`` (``choices_field``): the options, as a list of texts (M
 gold as a 0-based index, a label (``B``, ``(B)``) or an option's exact text
 (:mod:`~rewardsmith.verifiers.choice.row`).
 
-The final answer is read from the forms ``answer_from`` names (:mod:`~rewardsmith.verifiers.answer_span`:
+The final answer is read from the forms ``answer_from`` names (:mod:`~rewardsmith.verifiers.reading.statements`:
 an answer tag, a box, an answer phrase, a bare one-line completion), never from wherever a letter
 happens to appear. Each statement of it names options (:mod:`~rewardsmith.verifiers.choice.reading`);
 the completion pays 1.0 only when, over all its statements, it names exactly one option and that
@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from rewardsmith.verifiers.answer_span import FORMS, MAX_STATEMENTS, Form, final_answer
 from rewardsmith.verifiers.choice.reading import Named, read_statement
 from rewardsmith.verifiers.choice.row import Options, read_gold, read_options
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, invalid_input, read_completion, short
 from rewardsmith.verifiers.options import NonEmpty, Unique, declare, option
 from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, Region, answer_region, hinted
+from rewardsmith.verifiers.reading.statements import FORMS, MAX_STATEMENTS, Form, final_answer
 from rewardsmith.verifiers.registry import register
 
 _SHOWN = 80

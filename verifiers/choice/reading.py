@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rewardsmith.verifiers.answer_span import plain
 from rewardsmith.verifiers.choice.row import Options, looks, seen, squash
+from rewardsmith.verifiers.reading.statements import plain
 
 _HEAD = re.compile(
     r"^(?:(?:the\s+)?(?:correct\s+|right\s+|best\s+)?(?:option|choice|answer|letter)\s*[:#]?\s*)?"

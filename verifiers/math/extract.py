@@ -40,6 +40,7 @@ from rewardsmith.verifiers.math.units import changes_value, words
 from rewardsmith.verifiers.reading import Region, answer_region
 from rewardsmith.verifiers.reading.answer_tags import answer_tags
 from rewardsmith.verifiers.reading.boxes import boxes
+from rewardsmith.verifiers.reading.commitment import denied_before, withdrawn_after
 
 METHODS = ("answer_tag", "boxed", "phrase", "gsm8k", "conclusion", "last_number")
 DEFAULT_METHODS = METHODS[:-1]  # the last-number fallback is opt-in: a number the text mentions is not an answer
@@ -253,35 +254,13 @@ def _statements(text: str, methods: Iterable[str], committed: int | None = None)
     return sorted(found, key=lambda s: s.start)
 
 
-# A statement is the completion's answer only when it commits to it: not denied ("it is definitely not
-# \boxed{12}", "the answer cannot be $5$"), not asked ("\boxed{9}?"), not taken back right after
-# ("\boxed{5}, but that is wrong").
-_NEGATED = re.compile(
-    r"(?:\b(?:not|never|cannot|rather\s+than|instead\s+of|other\s+than|except)|\bno(?=\s)|n't)"
-    r"(?:\s+(?:be|equal|equals|have\s+been|been))?[\s*_$(]*$",
-    re.IGNORECASE,
-)
-_RETRACTION = (r"(?:wrong|incorrect|not\s+(?:right|correct|it|the\s+(?:final\s+|right\s+|correct\s+)?answer)"
-               r"|a\s+mistake|an\s+error|false|impossible|invalid)")
-_RETRACTED_AFTER = re.compile(
-    r"[\s$)}*_]*(?:(?:is|was)\s+(?:clearly\s+|definitely\s+|actually\s+|obviously\s+)?" + _RETRACTION
-    + r"|[^\n.?!]{0,40}?[.?!,;:]?\s*(?:but\s+|however,?\s+|no[,.!]?\s+|wait[,.!]?\s+|oops[,.!]?\s+)?"
-    r"(?:that|this|it)(?:'s|\s+is|\s+was|\s+would\s+be)\s+(?:clearly\s+|definitely\s+|actually\s+|obviously\s+)?"
-    + _RETRACTION + r")\b",
-    re.IGNORECASE,
-)
-_ASKED_AFTER = re.compile(r"[^\n.?!]{0,30}?\?")
-
-
 def _committed(text: str, statement: _Statement, value_first: bool = True) -> bool:
-    """Whether the text commits to a statement: not negated just before it (where the value opens the
-    statement: a box, "$5$ is the answer"), not a question, not retracted."""
-    if value_first and _NEGATED.search(text[max(0, statement.start - 40) : statement.start]):
+    """Whether the text commits to a statement (:mod:`~rewardsmith.verifiers.reading.commitment`): not denied
+    just before it where the value opens the statement (a box, "$5$ is the answer"), not a question, not
+    retracted."""
+    if value_first and denied_before(text, statement.start):
         return False
-    if statement.end < 0:
-        return True
-    after = text[statement.end : statement.end + 160]
-    return not (_ASKED_AFTER.match(after) or _RETRACTED_AFTER.match(after))
+    return statement.end < 0 or not withdrawn_after(text, statement.end)
 
 
 # Words after a stated answer that offer another value: "\boxed{8}, or maybe 9", "Answer: 14. On second

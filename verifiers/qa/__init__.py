@@ -4,7 +4,7 @@ Fields read: ``answer`` (``answer_field``): the gold answers, as a string, a lis
 ``{"text": [...], "answer_start": [...]}`` or TriviaQA's ``{"value", "aliases", "normalized_aliases"}``
 (:mod:`~rewardsmith.verifiers.qa.golds`); ``prompt`` for the echo check.
 
-The final answer is read from the forms ``answer_from`` names (:mod:`~rewardsmith.verifiers.answer_span`),
+The final answer is read from the forms ``answer_from`` names (:mod:`~rewardsmith.verifiers.reading.statements`),
 never from anywhere in the completion, and compared after SQuAD v1.1's normalisation with numbers
 read as exact decimals and look-alike characters folded (:mod:`~rewardsmith.verifiers.qa.match`:
 ``2.5`` is not ``25``, ``-7`` is not ``7``), taking the best alias:
@@ -29,13 +29,13 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from rewardsmith.verifiers.answer_span import FORMS, MAX_STATEMENTS, Form, final_answer, plain
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, invalid_input, read_completion, short
 from rewardsmith.verifiers.options import NonEmpty, Range, Unique, declare, option
 from rewardsmith.verifiers.qa.golds import read_aliases
 from rewardsmith.verifiers.qa.match import f1, key, same
 from rewardsmith.verifiers.qa.normalize import normalize
 from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, Region, answer_region, hinted
+from rewardsmith.verifiers.reading.statements import FORMS, MAX_STATEMENTS, Form, final_answer, plain
 from rewardsmith.verifiers.registry import register
 
 _SHOWN = 80

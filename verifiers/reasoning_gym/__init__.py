@@ -11,7 +11,7 @@ Reading: the content of the ``<answer>…</answer>`` tags reasoning-gym's prompt
 content: grids and move lists span lines), outside ``<think>`` and what a reader never sees
 (:func:`~rewardsmith.verifiers.reading.answer_region`); tags that differ are a hedge and score 0.
 ``answer_from`` may add ``boxed``/``phrase``/``bare`` as fallbacks, read by
-:mod:`~rewardsmith.verifiers.answer_span`.
+:mod:`~rewardsmith.verifiers.reading.statements`.
 
 Scoring: the dataset's ``score_answer`` on the rebuilt entry, never on this host: reasoning-gym's
 scorers hand some answers to ``eval`` and sympy's ``parse_expr``, so they run in the sandbox
@@ -32,14 +32,6 @@ import json
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from rewardsmith.verifiers.answer_span import (
-    FORMS,
-    MAX_STATEMENTS,
-    answer_tags,
-    final_answer,
-    offers,
-    plain,
-)
 from rewardsmith.verifiers.core import (
     MISSING,
     Sample,
@@ -56,6 +48,14 @@ from rewardsmith.verifiers.json_value import duplicate_key
 from rewardsmith.verifiers.options import NonEmpty, Range, Unique, declare, option
 from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, Region, answer_region, hinted
 from rewardsmith.verifiers.reading.code_blocks import line_feeds
+from rewardsmith.verifiers.reading.statements import (
+    FORMS,
+    MAX_STATEMENTS,
+    answer_tags,
+    final_answer,
+    offers,
+    plain,
+)
 from rewardsmith.verifiers.reasoning_gym.policy import UNSAFE, grammar_problem, squash, stricter_check, tuple_paths
 from rewardsmith.verifiers.reasoning_gym.survey import FULL
 from rewardsmith.verifiers.registry import register

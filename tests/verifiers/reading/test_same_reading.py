@@ -92,7 +92,7 @@ def test_a_stray_close_that_cost_the_reward_names_the_option(family: str) -> Non
 
 
 # The answer region is one rule for every family, whatever its answer looks like (reasoning_gym reads it with
-# answer_span's reader, tested above through qa and choice; its scorers need the sandbox): each family states a right
+# reading.statements, tested above through qa and choice; its scorers need the sandbox): each family states a right
 # answer ``a`` and a wrong one ``w`` in its own form, and the same region shapes pay the same.
 RIGHT_CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
 WRONG_CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Rome"}}</tool_call>'

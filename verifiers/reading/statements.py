@@ -1,4 +1,4 @@
-"""The final answer a completion commits to, read from the places a spec names: pure string work.
+"""The short answer a completion commits to, read from the places a spec names: pure string work.
 
 Shared by the families that compare a short answer with a gold (``choice``, ``qa``): each reads
 *where* the answer is stated here and decides itself what a statement means (a letter, a text).
@@ -40,9 +40,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from rewardsmith.verifiers.reading import Region, answer_region
 from rewardsmith.verifiers.reading.answer_tags import ANSWER_TAG, answer_tags
 from rewardsmith.verifiers.reading.boxes import BOX_COMMAND, boxes
+from rewardsmith.verifiers.reading.commitment import denied_before, denied_start, retraction_in, withdrawn_after
+from rewardsmith.verifiers.reading.region import Region, answer_region
 
 Form = Literal["answer_tag", "boxed", "phrase", "bare"]
 FORMS: tuple[Form, ...] = ("answer_tag", "boxed", "phrase", "bare")
@@ -73,16 +74,6 @@ _REASON = re.compile(
     r"|\s*\((?:because|since|as)\b",
     re.IGNORECASE,
 )
-_DENIED_BEFORE = re.compile(
-    r"(?:\b(?:not|never|cannot|rather\s+than|instead\s+of|other\s+than|except|nor)"
-    r"|n't)(?:\s+(?:be|equal|equals|been))?[\s*_$(\[]*$",
-    re.IGNORECASE,
-)
-_DENIED_START = re.compile(
-    r"^\s*(?:(?:definitely|certainly|clearly|surely|obviously|probably)\s+)?"
-    r"(?:not|never|neither|isn't|is\s+not|cannot\s+be|can't\s+be)\b",
-    re.IGNORECASE,
-)
 # Words that make a stated answer a guess, an example or a condition, not a commitment.
 # (Where "maybe" follows a value it offers another one, "B (or maybe C)": a hedge the families see.)
 _DOUBT = re.compile(
@@ -91,18 +82,6 @@ _DOUBT = re.compile(
     re.IGNORECASE,
 )
 _BARE_DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|probably|either)\b", re.IGNORECASE)
-# "The answer is B, but that is wrong": the phrase's own sentence takes it back.
-_TAKEN_BACK = re.compile(
-    r"\b(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:clearly\s+|definitely\s+|actually\s+|probably\s+)?"
-    r"(?:wrong|incorrect|false|a\s+mistake|not\s+(?:right|correct))\b",
-    re.IGNORECASE,
-)
-_ASKED_AFTER = re.compile(r"[^\n.!?]{0,30}?\?")
-_RETRACTED_AFTER = re.compile(
-    r"[\s$)}*_.,;:]*(?:but|however|no|wait|oops|actually)?[\s,.!]*(?:(?:that|this|it)(?:'s|\s+is|\s+was)\s+|is\s+)"
-    r"(?:clearly\s+|definitely\s+|actually\s+)?(?:wrong|incorrect|not\s+(?:right|correct|it)|a\s+mistake|false)\b",
-    re.IGNORECASE,
-)
 # A cue right after a statement that offers another answer in its place.
 _OFFER = re.compile(
     r"\b(?:or(?:\s+(?:maybe|perhaps|possibly|else|rather|also|even))?|maybe|perhaps|possibly|alternatively|otherwise"
@@ -204,13 +183,13 @@ def _phrase_span(text: str, end: int) -> tuple[str, int]:
 
 
 def _committed(text: str, start: int, end: int, span: str, value_first: bool) -> bool:
-    """Not denied (before a value-first statement, or at the head of a phrase's span), not asked, not taken back."""
-    if value_first and _DENIED_BEFORE.search(text[max(0, start - 30) : start]):
+    """Not denied (before a value-first statement, or at the head of a phrase's span), not doubted, not asked,
+    not taken back (:mod:`~rewardsmith.verifiers.reading.commitment`)."""
+    if value_first and denied_before(text, start):
         return False
-    if _DENIED_START.match(span) or _DOUBT.search(span) or _TAKEN_BACK.search(span):
+    if denied_start(span) or _DOUBT.search(span) or retraction_in(span):
         return False
-    after = text[end : end + 120]
-    return not (_ASKED_AFTER.match(after) or _RETRACTED_AFTER.match(after))
+    return not withdrawn_after(text, end)
 
 
 def offers(text: str, end: int) -> list[str]:

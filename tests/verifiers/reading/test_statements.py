@@ -1,11 +1,11 @@
-"""The shared final-answer reader (verifiers/answer_span.py): where it reads, which form decides,
+"""The shared final-answer reader (verifiers/reading/statements.py): where it reads, which form decides,
 and that every statement of it is kept so that the families see a hedge."""
 
 from __future__ import annotations
 
 import pytest
 
-from rewardsmith.verifiers.answer_span import FORMS, MAX_STATEMENTS, final_answer, plain, visible_region
+from rewardsmith.verifiers.reading.statements import FORMS, MAX_STATEMENTS, final_answer, plain, visible_region
 
 
 def texts(completion: str, forms=FORMS) -> list[str] | None:
