@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from itertools import pairwise
 
 from rewardsmith.verifiers.math.prompt import NOTHING_ASKED, Asked, number_value
@@ -213,7 +214,8 @@ def _has_math(span: str) -> bool:
     return 0 < len(span.split()) <= 3
 
 
-def _statements(text: str, methods: Iterable[str], committed: int | None = None) -> list[_Statement]:
+def _statements(text: str, methods: Iterable[str], committed: int | None = None,
+                asked: Asked = NOTHING_ASKED) -> list[_Statement]:
     """Every statement of a final answer: all boxes, and the phrases and ``####`` marks that
     come after the first box (or after ``committed``, where an answer tag was); with no box
     and no tag, all phrases and marks."""
@@ -251,7 +253,45 @@ def _statements(text: str, methods: Iterable[str], committed: int | None = None)
         found = [s for s in found if s.method == "boxed" or s.start > first]
     if found:
         found += _alternatives(text, min(s.start for s in found))
+        found += _tail_values(text, max(s.end for s in found), asked, {_value(s.text) for s in found} - {None})
     return sorted(found, key=lambda s: s.start)
+
+
+_TAIL_SENTENCE = re.compile(r"(?:[^\n.!?]|\.(?=\d))+(?:[.!?]+|$)")  # a decimal point ends no sentence
+_STATEMENT_END = re.compile(r"[?!]|\.(?!\d)|\n|$")
+_FIGURE = re.compile(r"\[asy\].*?(?:\[/asy\]|$)", re.DOTALL)  # Asymptote figure code: a picture, not prose
+
+
+def _value(span: str) -> Fraction | None:
+    """The number a span writes, LaTeX spacing and dress dropped (``11,\\! 111`` is 11111); None otherwise."""
+    return number_value(_LATEX_SPACE.sub("", strip_math_delimiters(_trim(span))))
+
+
+_LATEX_SPACE = re.compile(r"\\[!,;: ]|\s")
+
+
+def _tail_values(text: str, end: int, asked: Asked, stated: set[Fraction]) -> list[_Statement]:
+    """Values stated after the final statement, in any language and any words: each later sentence whose
+    last number stands alone states it, unless it is the stated value again, the prompt gave it, or the
+    sentence computes it (``… = 16``: working that checks the answer). The rest of the statement's own
+    sentence is its own."""
+    if end < 0:
+        return []
+    sentence_end = _STATEMENT_END.search(text, end)
+    tail = _FIGURE.sub(lambda m: " " * len(m.group(0)), text[sentence_end.end() if sentence_end else len(text) :])
+    offset = len(text) - len(tail)
+    found: list[_Statement] = []
+    for sentence in _TAIL_SENTENCE.finditer(tail):
+        number = _last_number(sentence.group(0), asked)
+        if number is None or _value(number) in stated:
+            continue
+        before = sentence.group(0)[: sentence.group(0).rfind(number)].rstrip(" \t$({")
+        if before.endswith(("=", "\\approx", "≈")):
+            continue
+        found.append(_Statement(number, "alternative", offset + sentence.start()))
+        if len(found) > MAX_STATEMENTS:
+            break
+    return found
 
 
 def _committed(text: str, statement: _Statement, value_first: bool = True) -> bool:
@@ -395,9 +435,9 @@ def extract_answer(text: str | Region, last_number: bool = False, methods: Itera
             inside = set(tags)
             outside = "".join(" " * (end - start) if (start, end) in inside else region[start:end]
                               for start, end in _complement(tags, len(region)))
-            statements += _statements(outside, inner_methods, committed=tags[0][0])
+            statements += _statements(outside, inner_methods, committed=tags[0][0], asked=asked)
             return _extraction(sorted(statements, key=lambda s: s.start), "answer_tag")
-    found = _extraction(_statements(region, methods))
+    found = _extraction(_statements(region, methods, asked=asked))
     if found is not None:
         return found
     if "conclusion" in methods:
