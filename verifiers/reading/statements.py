@@ -20,12 +20,12 @@ targets, ...; a completion that redefines commands states nothing), without its 
 * ``bare``: the whole completion, only when it is one short line (at most :data:`BARE_WORDS`
   words) and no other form listed is present: a completion that is only ``B`` or ``Paris``.
 
-**Every statement counts.** The strongest form present decides; :class:`FinalAnswer` holds
-*every* statement of it (so a hedge, ``\\boxed{A} … \\boxed{B}``, is visible to the family),
-plus every statement of a weaker listed form that comes after the first deciding one (a box
-after the answer tag restates it or hedges), plus what a cue right after a statement offers in
-its place ("\\boxed{B}, or maybe C", "B. Also, x = C works.", a lone "B\\nC"; :func:`offers`).
-Statements before the first deciding one are working, superseded. A statement that is denied
+**Every statement counts.** The strongest form present names the answer's form; :class:`FinalAnswer`
+holds *every* committed statement of every listed form, wherever it is in the answer region (so a hedge,
+``\\boxed{A} … \\boxed{B}`` or "The answer is A." before ``<answer>B</answer>``, is visible to the
+family: working belongs in the reasoning block, which is not the answer region), plus what a cue right
+after a statement offers in its place ("\\boxed{B}, or maybe C", "B. Also, x = C works.", a lone
+"B\\nC"; :func:`offers`). A statement that is denied
 ("not \\boxed{B}", "The answer is not B"), asked ("The answer is B?"), taken back ("\\boxed{B},
 but that is wrong") or doubted ("Answer: maybe B", "it might be B") is not one.
 More than :data:`MAX_STATEMENTS` statements is an overflow: the families score it 0 unread.
@@ -306,8 +306,7 @@ def _decide(region: str, found: list[tuple[str, Statement, int]], order: Iterabl
     deciding = next((f for f in order if f in present), None)
     if deciding is None:
         return None
-    first = min(s.start for form, s, _ in found if form == deciding)
-    kept = sorted(((s, e) for form, s, e in found if form == deciding or s.start > first), key=lambda k: k[0].start)
+    kept = sorted(((s, e) for _, s, e in found), key=lambda k: k[0].start)  # every committed statement counts
     statements = [s for s, _ in kept]
     if len(statements) > MAX_STATEMENTS:
         return FinalAnswer(tuple(statements[: MAX_STATEMENTS + 1]), deciding)  # an overflow, read no further

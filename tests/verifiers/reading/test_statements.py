@@ -32,9 +32,12 @@ def test_each_form_reads_the_stated_answer(completion, expected, form):
     assert found is not None and found.texts == expected and found.form == form
 
 
-def test_the_strongest_form_decides_and_earlier_weaker_statements_are_working():
-    found = final_answer("The answer is A, I first thought.\n<answer>B</answer>")
-    assert found is not None and found.form == "answer_tag" and found.texts == ["B"]
+def test_the_strongest_form_decides_and_earlier_weaker_statements_count_too():
+    # Any committed statement in the answer region counts (issue 36): an answer stated before the tag is a
+    # second answer, not working (working belongs in the reasoning block, which is not the answer region).
+    found = final_answer("The answer is A.\n<answer>B</answer>")
+    assert found is not None and found.form == "answer_tag" and found.texts == ["A", "B"]
+    assert texts("The answer is B.\n<answer>B</answer>") == ["B", "B"]
 
 
 def test_weaker_statements_after_the_deciding_one_count_as_statements():
