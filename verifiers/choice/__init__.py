@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from rewardsmith.verifiers.choice.reading import Named, read_statement
+from rewardsmith.verifiers.choice.reading import Named, ends_on_label, read_statement
 from rewardsmith.verifiers.choice.row import Options, read_gold, read_options
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, invalid_input, read_completion, short
 from rewardsmith.verifiers.options import NonEmpty, Unique, declare, option
 from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, Region, answer_region, hinted
+from rewardsmith.verifiers.reading.frame import sentence_start, working
 from rewardsmith.verifiers.reading.statements import FORMS, MAX_STATEMENTS, Form, final_answer
 from rewardsmith.verifiers.registry import register
 
@@ -90,6 +91,9 @@ class ChoiceVerifier(Verifier):
         named = Named()
         for statement in answer.statements:
             named = named | read_statement(statement.text, options, self.accept_text)
+        final = max(s.start for s in answer.statements if s.form != "offer")
+        for said in working(text.text, sentence_start(text.text, final)):
+            named = named | ends_on_label(said, options)
         chosen = sorted(options.labels[i] for i in named.indices) + sorted(named.outside)
         details.update(named=chosen, denied=sorted(named.denied))
         if named.count == 0:
@@ -104,6 +108,8 @@ class ChoiceVerifier(Verifier):
         if named.count > 1:
             every = " (every option)" if len(named.indices) == len(options.labels) else ""
             return _wrong(f"several options named{every}: {', '.join(chosen)} (a hedge)", details)
+        if answer.unframed:
+            return Verdict(score=0.0, correct=False, status="no_answer", feedback=answer.unframed, details=details)
         if named.outside:
             return _wrong(f"{chosen[0]} is not one of the options ({', '.join(options.labels)})", details)
         picked = next(iter(named.indices))

@@ -72,6 +72,20 @@ def read_statement(span: str, options: Options, accept_text: bool = True) -> Nam
     return named | _texts(text, options, named) if accept_text else named
 
 
+_LAST_LABEL = re.compile(r"(?<![A-Za-z0-9])[(\[]?([A-Z])[)\]]?[\s.!?,;:。！？]*$")
+
+
+def ends_on_label(sentence: str, options: Options) -> Named:
+    """The option a sentence of the working states by ending on its label, in any words and any language
+    ("So the result is C.", "La respuesta es **C**.", "答案是Ｃ。"): a reader takes a sentence that ends on a
+    label as naming it. Only a capital that is one of the row's labels counts (a sentence ending "... a." is
+    no statement)."""
+    last = _LAST_LABEL.search(looks(sentence))
+    if not last or last.group(1) not in seen(options).labels:
+        return Named()
+    return _as_named(last.group(1), options)
+
+
 def _by_labels(text: str, options: Options, accept_text: bool) -> Named:
     """The options ``text`` names by label: a head label (with its own text, or another's after it), then every
     standalone label."""

@@ -121,6 +121,8 @@ class QAVerifier(Verifier):
         if len(distinct) > 1:
             shown = " | ".join(short(d, 30) for d in distinct[:4])
             return _scored(0.0, False, f"several different final answers ({shown}): a hedge", details)
+        if answer.unframed:
+            return _no_answer(answer.unframed, details)
         prediction = next(s for s in said if key(s) == distinct[0])
         details["answer"] = short(prediction, _SHOWN)
         refused = self._refused(prediction, aliases, prompt)

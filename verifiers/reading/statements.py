@@ -43,6 +43,7 @@ from typing import Literal
 from rewardsmith.verifiers.reading.answer_tags import ANSWER_TAG, answer_tags
 from rewardsmith.verifiers.reading.boxes import BOX_COMMAND, boxes
 from rewardsmith.verifiers.reading.commitment import denied_before, denied_start, retraction_in, withdrawn_after
+from rewardsmith.verifiers.reading.frame import unframed
 from rewardsmith.verifiers.reading.region import Region, answer_region
 
 Form = Literal["answer_tag", "boxed", "phrase", "bare"]
@@ -124,6 +125,7 @@ class FinalAnswer:
 
     statements: tuple[Statement, ...]
     form: str
+    unframed: str = ""  # why the last statement is no commitment by the frame's grammar (reading.frame)
 
     @property
     def texts(self) -> list[str]:
@@ -236,6 +238,8 @@ def _found(text: str, forms: set[str]) -> list[tuple[str, Statement, int]]:
             said, end = _phrase_span(text, match.end())
             if BOX_COMMAND.search(said):
                 continue  # "The answer is \boxed{B}": the box counts (or is unclosed: nothing is stated)
+            if _PHRASE.match(said.strip(" \t*_")):
+                continue  # "Final Answer: The final answer is B": the inner phrase states it
             if said.strip() and _committed(text, match.start(), end, said, value_first=False):
                 out.append(("phrase", Statement(said.strip(), "phrase", match.start()), end))
     return sorted(out, key=lambda item: item[1].start)
@@ -310,5 +314,8 @@ def _decide(region: str, found: list[tuple[str, Statement, int]], order: Iterabl
     statements = [s for s, _ in kept]
     if len(statements) > MAX_STATEMENTS:
         return FinalAnswer(tuple(statements[: MAX_STATEMENTS + 1]), deciding)  # an overflow, read no further
+    # The last statement is framed by what follows the one before it, at most: "\\boxed{5} \\boxed{5}" is 5 twice.
+    last, last_end = kept[-1]
+    previous_end = kept[-2][1] if len(kept) > 1 else 0
     statements += [Statement(offered, "offer", e) for _, e in kept for offered in offers(region, e)]
-    return FinalAnswer(tuple(statements), deciding)
+    return FinalAnswer(tuple(statements), deciding, unframed(region, last.start, last_end, previous_end))

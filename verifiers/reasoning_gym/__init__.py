@@ -48,6 +48,7 @@ from rewardsmith.verifiers.json_value import duplicate_key
 from rewardsmith.verifiers.options import NonEmpty, Range, Unique, declare, option
 from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, Region, answer_region, hinted
 from rewardsmith.verifiers.reading.code_blocks import line_feeds
+from rewardsmith.verifiers.reading.frame import unframed
 from rewardsmith.verifiers.reading.statements import (
     FORMS,
     MAX_STATEMENTS,
@@ -68,16 +69,19 @@ def read_answer(text: str | Region, forms: tuple[str, ...]) -> tuple[str | None,
     """(the one committed answer or None, why none): every answer tag's whole content, else the other forms."""
     region = text.text if isinstance(text, Region) else answer_region(text, keep_style=True).text
     said: list[str] = []
+    refused = ""  # why the last statement is no commitment (reading.frame)
     if "answer_tag" in forms:
         tags = answer_tags(region)
         said = [line_feeds(region[start:end]).strip() for start, end in tags]  # CRLF is a line end, as shown
         if said:
-            said += _beside_tags(region, tags)
+            beside, refused = _beside_tags(region, tags)
+            said += beside
     if not said and any(f != "answer_tag" for f in forms):
         # Every form is read, so a box followed by "the final answer is 157" is seen as the hedge it is;
         # the deciding form must be one the spec names.
         found = final_answer(Region(region), tuple(f for f in FORMS if f != "answer_tag"))
         said = [plain(t) for t in found.texts] if found and found.form in forms else []
+        refused = found.unframed if said and found else ""
     if not said:
         return None, f"no answer found (read from {', '.join(forms)})"
     if len(said) > MAX_STATEMENTS:
@@ -90,20 +94,28 @@ def read_answer(text: str | Region, forms: tuple[str, ...]) -> tuple[str | None,
     twice = duplicate_key(said[-1])
     if twice:
         return None, f"several different answers (a JSON {twice}): a hedge"
+    if refused:
+        return None, refused
     return said[-1], ""
 
 
-def _beside_tags(region: str, tags: list[tuple[int, int]]) -> list[str]:
+def _beside_tags(region: str, tags: list[tuple[int, int]]) -> tuple[list[str], str]:
     """What the completion states beside its answer tags, read by the rule every family shares: a box or a
     stated answer after the first tag, and a value offered right after a tag ("<answer>156</answer> The
-    answer is 157." and "<answer>156</answer>, or maybe 157" hedge). A tag's own lines are its answer, whole."""
+    answer is 157." and "<answer>156</answer>, or maybe 157" hedge). A tag's own lines are its answer, whole.
+    Also why the last statement (the last tag, or a restatement after it) is no commitment, or ``""``."""
     blanked, cursor = [], 0
     for start, end in tags:
         blanked += [region[cursor:start], " " * (end - start)]
         cursor = end
     outside = final_answer(Region("".join([*blanked, region[cursor:]])), ("boxed", "phrase"))
     stated = [plain(s.text) for s in outside.statements if s.start > tags[0][0]] if outside else []
-    return stated + [plain(offered) for _, end in tags for offered in offers(region, end)]
+    last_tag = tags[-1]
+    if outside and any(s.start > last_tag[1] for s in outside.statements if s.form != "offer"):
+        refused = outside.unframed  # "<answer>156</answer> The answer is 156.": the restatement is the last
+    else:
+        refused = unframed(region, last_tag[0], last_tag[1], tags[-2][1] if len(tags) > 1 else 0)
+    return stated + [plain(offered) for _, end in tags for offered in offers(region, end)], refused
 
 
 @register("reasoning_gym")

@@ -51,7 +51,6 @@ def judge(completion, choices=OPTIONS, answer=1, spec=None, **fields):
         "London",
         "The answer is London.",
         "<answer>B: London</answer>",
-        "The answer is B, because London is the capital.",
         "The answer is B, not C.",
         "B is correct.",
         "I think B",
@@ -105,10 +104,16 @@ def test_several_options_are_a_hedge(completion):
     assert "hedge" in verdict.feedback or verdict.status == "no_answer", verdict.feedback
 
 
-def test_a_sentence_after_the_answer_is_not_part_of_it_but_an_offer_in_it_is():
-    assert judge("The answer is B. A is wrong because Paris is in France.").score == 1.0
-    assert judge("Answer: B. C and D are cities elsewhere.").score == 1.0
-    assert judge("The correct answer is Option B. A is in France.").score == 1.0
+def test_a_sentence_after_the_final_answer_makes_it_no_commitment_and_an_offer_in_it_a_hedge():
+    for completion in (
+        "The answer is B. A is wrong because Paris is in France.",
+        "Answer: B. C and D are cities elsewhere.",
+        "The correct answer is Option B. A is in France.",
+        "The answer is B, because London is the capital.",
+    ):
+        verdict = judge(completion)
+        assert (verdict.score, verdict.status) == (0.0, "no_answer") and "follows it" in verdict.feedback, completion
+    assert judge("A is wrong because Paris is in France. The answer is B.").score == 1.0  # working goes first
     verdict = judge("The answer is B. A or C might work too.")
     assert verdict.score == 0.0 and "hedge" in verdict.feedback
 

@@ -10,6 +10,7 @@ import pytest
 from rewardsmith.verifiers import Sample, build
 from rewardsmith.verifiers.qa.golds import read_aliases
 from rewardsmith.verifiers.qa.normalize import exact_match, f1, normalize
+from rewardsmith.verifiers.reading.statements import final_answer
 
 QUESTION = "Which city is the capital of France?"
 SQUAD_GOLD = {"text": ["Paris", "the city of Paris"], "answer_start": [10, 3]}
@@ -86,7 +87,7 @@ def test_no_gold_is_a_message(raw):
         "<answer>Paris</answer>",
         "<think>Lyon? No, the capital is Paris.</think><answer>Paris</answer>",
         "<answer>The answer is the city of Paris.</answer>",
-        "The final answer is **Paris**, since the government sits there.",
+        "The government sits there. The final answer is **Paris**.",
         "France's capital has been Paris for centuries.\nFinal answer: Paris",
     ],
 )
@@ -104,11 +105,19 @@ def test_triviaqa_aliases_and_plain_lists():
 
 
 def test_names_with_initials_and_abbreviations_are_read_whole():
-    assert judge("Answer: John F. Kennedy. He was the 35th president.", answer="John F. Kennedy").score == 1.0
+    assert judge("Answer: John F. Kennedy.", answer="John F. Kennedy").score == 1.0
     assert judge("The answer is St. Louis.", answer="St. Louis").score == 1.0
     assert judge("The answer is F. Scott Fitzgerald.", answer="F. Scott Fitzgerald").score == 1.0
-    assert judge("Answer: J. K. Rowling. She wrote it.", answer="J. K. Rowling").score == 1.0
-    assert judge("The answer is no. The reason is simple.", answer="no").score == 1.0
+    assert judge("Answer: J. K. Rowling.", answer="J. K. Rowling").score == 1.0
+    # the statement ends where its sentence does: what follows is a sentence of its own (and, after the final
+    # statement, makes it no commitment: reading.frame)
+    for completion, said in [
+        ("Answer: John F. Kennedy. He was the 35th president.", "John F. Kennedy"),
+        ("Answer: J. K. Rowling. She wrote it.", "J. K. Rowling"),
+        ("The answer is no. The reason is simple.", "no"),
+    ]:
+        answer = final_answer(completion)
+        assert answer.texts == [said] and "follows it" in answer.unframed
 
 
 def test_aliases_written_as_lists_are_not_refused():
@@ -169,7 +178,7 @@ def test_f1_without_the_list_check_pays_a_list_what_the_docs_say():
 def test_the_whole_reasoning_in_the_answer_tag_scores_zero():
     reasoning = (
         "<answer>France is a country in Europe and its capital, where the government and the president "
-        "sit, is Paris, which is also its largest city</answer>"
+        "sit, is Paris and it is also its largest city</answer>"
     )
     for verifier in (EM, F1):
         verdict = judge(reasoning, answer="Paris", verifier=verifier)

@@ -33,7 +33,7 @@ SHAPES = [
     ("The answer is \\boxed{5}. \\iffalse \\boxed{3} \\fi", 1.0),
     ("The answer is \\boxed{5}.\n% \\boxed{3}", 1.0),
     ("The answer is \\boxed{5\u200b}.", 1.0),
-    ("The answer is \\boxed{5}. [See](https://x.org/\\boxed{3})", 1.0),
+    ("[See](https://x.org/\\boxed{3}). The answer is \\boxed{5}.", 1.0),
     # what is hidden answers nothing: paid by neither
     ("The answer is <!-- \\boxed{5} --> unclear.", 0.0),
     ("The answer is `\\boxed{5}`.", 0.0),

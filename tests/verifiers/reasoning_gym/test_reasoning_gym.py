@@ -54,7 +54,7 @@ def score(row, answer_text, verifier=STRICT, completion=None):
         ("<answer>1 2\r3 4</answer>", "1 2\n3 4"),
         ("<answer>156</answer>\n\nThe answer is 156.", "156"),  # the same value restated beside the tag
         ("<answer>4.5 4.5\n4.75 5.0</answer>", "4.5 4.5\n4.75 5.0"),  # a tag's second line is its own, not an offer
-        ("<answer>3*4*5</answer> so 3*4*5 it is", "3*4*5"),  # data the scorer reads raw: asterisks are no emphasis
+        ("<answer>3*4*5</answer>\nThe answer is 3*4*5.", "3*4*5"),  # data read raw: asterisks are no emphasis
     ],
 )
 def test_the_answer_is_the_whole_tag_content(text, expected):

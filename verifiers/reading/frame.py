@@ -1,0 +1,104 @@
+"""The closed frame around the final statement: what may stand before it in its sentence, and after it.
+
+A short answer (an option, a short text, a reasoning-gym answer) counts only as the completion's *final*
+statement, framed by a closed grammar (issue 36):
+
+* **before it, in its sentence**: only a lead-in from :data:`CONNECTIVES` (``So,``, ``Therefore,``,
+  ``Final Answer:``, ...) and, before a box or an answer tag, an answer phrase (``the final answer is``);
+* **after it**: only closing marks (punctuation, emphasis, closing tags, ``$``) and closing sentences from
+  :data:`CLOSINGS` (Minerva's "I hope it is correct.").
+
+Anything else makes it no commitment: an attribution ("My classmate says the answer is B"), a condition
+("If the question has a typo, ..."; "... (assuming I misread it)"), a relabel ("For part (a), ..."), a reason,
+or a second value in any language, markup or container after the answer. The verdict never depends on
+recognising the words that do it: they are simply not in the grammar. Working belongs before the final
+statement's sentence or in the reasoning block.
+
+The statement's sentence starts after the last ``.``, ``!`` or ``?`` (or ``。！？``) before it, or after a
+line ending in one or in a closing tag; a line break alone does not end it ("Bob thinks the answer is:" on
+the line above a box is the box's lead-in). docs/reading.md has the table.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Connectives a final statement's sentence may open with, lower case, spaces single.
+CONNECTIVES: tuple[str, ...] = (
+    "so", "thus", "therefore", "hence", "consequently", "accordingly", "as a result", "finally", "overall",
+    "in conclusion", "in summary", "in short", "to conclude", "to summarize", "to summarise", "to sum up",
+    "all in all", "altogether", "putting it all together", "to restate", "to recap", "in other words",
+    "final answer", "answer", "the final answer", "the answer", "my final answer", "my answer", "solution",
+    "conclusion",
+)
+# Sentences that may follow the final statement, lower case, without their closing punctuation.
+CLOSINGS: tuple[str, ...] = (
+    "i hope it is correct", "i hope this is correct", "i hope it's correct", "i hope this helps", "hope this helps",
+)
+# An answer phrase, which may stand between the connectives and a box or an answer tag.
+_PHRASE = r"(?:(?:the|my)\s+)?(?:final\s+|correct\s+|right\s+)?(?:answer|option|choice)\s+(?:is|would\s+be|must\s+be)"
+
+
+def _alternatives(words: tuple[str, ...]) -> str:
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+
+
+_LEAD_IN = re.compile(rf"(?:(?:{_alternatives(CONNECTIVES)})\s*[,:;]?\s*)*(?:{_PHRASE}\s*:?\s*)?", re.IGNORECASE)
+_CLOSING = re.compile(rf"(?:(?:{_alternatives(CLOSINGS)})\s*[.!]*\s*)*", re.IGNORECASE)
+# Marks that render as nothing or only close what the statement opened.
+_MARKS = re.compile(
+    r"<\s*/?\s*[A-Za-z][^<>]*>"  # an HTML tag: <answer>, </b>, a stray </think>
+    r"|\\[()\[\]]|\\(?:quad|qquad|,|;|!)"  # \( \) \[ \] and spacing
+    r"|^[ \t]*(?:#{1,6}|>|[-+*]|\d+[.)])[ \t]"  # a heading, quote or list marker opening a line
+    r"|[*_~$`\"'“”‘’()\[\]{}]",
+    re.MULTILINE,
+)
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]*_$]*(?=\s|$)|[。！？]|>[ \t]*(?=\r?\n)")
+
+
+def sentence_start(region: str, start: int, since: int = 0) -> int:
+    """Where the sentence holding ``region[start]`` opens (``since`` at the earliest)."""
+    ends = list(_SENTENCE_END.finditer(region, since, start))
+    return ends[-1].end() if ends else since
+
+
+def lead_in(region: str, start: int, since: int = 0) -> str:
+    """What stands before ``start`` in its sentence (and after ``since``), as a reader sees it (marks
+    dropped, spaces single)."""
+    return _seen(region[sentence_start(region, start, since) : start])
+
+
+def working(region: str, stop: int) -> list[str]:
+    """The sentences before ``stop`` (the final statement's sentence), as a reader sees them: what a family
+    reads for a value stated in the working in words no list holds ("So the result is C.")."""
+    sentences, opened = [], 0
+    for end in _SENTENCE_END.finditer(region, 0, stop):
+        sentences.append(_seen(region[opened : end.end()]))
+        opened = end.end()
+    sentences.append(_seen(region[opened:stop]))
+    return [s for s in sentences if s]
+
+
+def _seen(text: str) -> str:
+    return re.sub(r" (?=[.,;:!?])", "", " ".join(_MARKS.sub(" ", text).split()))
+
+
+def after(region: str, end: int) -> str:
+    """What follows ``end``, as a reader sees it (marks dropped, spaces single)."""
+    return _seen(region[end:])
+
+
+def unframed(region: str, start: int, end: int, since: int = 0) -> str:
+    """Why the statement at ``region[start:end]`` is not a commitment by the frame's grammar, or ``""``; its
+    lead-in is read from ``since`` at most (the end of a statement of the same answer before it)."""
+    before = lead_in(region, start, since)
+    if not _LEAD_IN.fullmatch(before):
+        return f"the final answer is not stated on its own: {_shown(before)!r} stands before it in its sentence"
+    rest = after(region, end).lstrip(".!,;: ")
+    if not _CLOSING.fullmatch(rest):
+        return f"the final answer is not the completion's last statement: {_shown(rest)!r} follows it"
+    return ""
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
