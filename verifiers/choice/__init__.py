@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from rewardsmith.verifiers.choice.reading import Named, ends_on_label, read_statement
+from rewardsmith.verifiers.choice.reading import Named, ends_on_label, in_shape, read_statement
 from rewardsmith.verifiers.choice.row import Options, read_gold, read_options
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, invalid_input, read_completion, short
 from rewardsmith.verifiers.options import NonEmpty, Unique, declare, option
@@ -112,6 +112,16 @@ class ChoiceVerifier(Verifier):
             return Verdict(score=0.0, correct=False, status="no_answer", feedback=answer.unframed, details=details)
         if named.outside:
             return _wrong(f"{chosen[0]} is not one of the options ({', '.join(options.labels)})", details)
+        shapeless = next((s.text for s in answer.statements if not in_shape(s.text, options, self.accept_text)), None)
+        if shapeless is not None:
+            return Verdict(
+                score=0.0,
+                correct=False,
+                status="no_answer",
+                feedback=f"the final answer {short(shapeless, _SHOWN)!r} is not one option in a documented shape "
+                "(a label, dressed or not, alone, with its own option's text or 'is correct'; or one option's text)",
+                details=details,
+            )
         picked = next(iter(named.indices))
         if picked == gold:
             return Verdict(score=1.0, correct=True, status="ok", feedback="", details=details)

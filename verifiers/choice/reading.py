@@ -72,6 +72,34 @@ def read_statement(span: str, options: Options, accept_text: bool = True) -> Nam
     return named | _texts(text, options, named) if accept_text else named
 
 
+# The documented shapes of one option (a closed grammar: a statement in no shape names no single option):
+# an optional "option"/"the correct answer is" intro, a label dressed or not, then nothing, its own option's
+# text (whole or cut short at a word), or "is correct"; or one option's whole text.
+_INTRO = r"(?:(?:the\s+)?(?:correct\s+|right\s+|best\s+)?(?:option|choice|answer|letter)\s*(?:is\s+)?[:#]?\s*)?"
+_VERDICT = r"(?:\s+is\s+(?:the\s+)?(?:correct|right)(?:\s+(?:answer|option|choice))?)?"
+_ONE_OPTION = re.compile(
+    rf"{_INTRO}[(\[]?\s*(\w{{1,2}})\s*[)\]]?(?:(?:\s*[:.)\-–—,]\s*|\s+)(.+?))??{_VERDICT}\s*[.!]?",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def in_shape(span: str, options: Options, accept_text: bool = True) -> bool:
+    """Whether ``span`` states one option in a documented shape (``B``, ``(B)``, ``Option B``, ``B) Paris``
+    with B's own text, ``B is correct``, or, with ``accept_text``, ``Paris``): the value grammar every
+    statement of a ``choice`` answer must fit, whatever else :func:`read_statement` finds in it. Without
+    ``accept_text`` option texts are not read, so what follows a label is taken as its text, unchecked."""
+    options = seen(options)
+    text = looks(plain(span))
+    if accept_text and len(options.indices_of_text(text)) == 1:
+        return True
+    shaped = _ONE_OPTION.fullmatch(text)
+    index = options.index_of_label(shaped.group(1)) if shaped else None
+    if shaped is None or index is None:
+        return False
+    rest, own = squash(shaped.group(2) or ""), squash(options.texts[index])
+    return not rest or not accept_text or rest == own or own.startswith(rest + " ")
+
+
 _LAST_LABEL = re.compile(r"(?<![A-Za-z0-9])[(\[]?([A-Z])[)\]]?[\s.!?,;:。！？]*$")
 
 

@@ -174,9 +174,14 @@ def plain(span: str) -> str:
     return span
 
 
+# Between a phrase and its value: spaces, a colon, emphasis, and line breaks into a block a reader reads as the
+# value ("The answer is:\n\n- Iron", "> Iron", a table's cells).
+_PHRASE_GAP = re.compile(r"[ \t*_:]*(?:\r?\n[ \t]*(?:(?:[-+*>#|]|\d+[.)])[ \t|]*)?[ \t*_:]*)*")
+
+
 def _phrase_span(text: str, end: int) -> tuple[str, int]:
     window = text[end : end + _WINDOW]
-    lead = len(window) - len(window.lstrip(" \t*_:"))
+    lead = _PHRASE_GAP.match(window).end()
     said = sentence(window[lead:])
     reason = _REASON.search(said)
     if reason:

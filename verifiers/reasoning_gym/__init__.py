@@ -101,15 +101,15 @@ def read_answer(text: str | Region, forms: tuple[str, ...]) -> tuple[str | None,
 
 def _beside_tags(region: str, tags: list[tuple[int, int]]) -> tuple[list[str], str]:
     """What the completion states beside its answer tags, read by the rule every family shares: a box or a
-    stated answer after the first tag, and a value offered right after a tag ("<answer>156</answer> The
-    answer is 157." and "<answer>156</answer>, or maybe 157" hedge). A tag's own lines are its answer, whole.
+    stated answer anywhere in the answer region, and a value offered right after a tag ("The answer is 157.
+    <answer>156</answer>" and "<answer>156</answer>, or maybe 157" hedge). A tag's own lines are its answer, whole.
     Also why the last statement (the last tag, or a restatement after it) is no commitment, or ``""``."""
     blanked, cursor = [], 0
     for start, end in tags:
         blanked += [region[cursor:start], " " * (end - start)]
         cursor = end
     outside = final_answer(Region("".join([*blanked, region[cursor:]])), ("boxed", "phrase"))
-    stated = [plain(s.text) for s in outside.statements if s.start > tags[0][0]] if outside else []
+    stated = [plain(s.text) for s in outside.statements] if outside else []  # before the tags as after them
     last_tag = tags[-1]
     if outside and any(s.start > last_tag[1] for s in outside.statements if s.form != "offer"):
         refused = outside.unframed  # "<answer>156</answer> The answer is 156.": the restatement is the last

@@ -51,9 +51,7 @@ def judge(completion, choices=OPTIONS, answer=1, spec=None, **fields):
         "London",
         "The answer is London.",
         "<answer>B: London</answer>",
-        "The answer is B, not C.",
         "B is correct.",
-        "I think B",
         "Paris is in France, Berlin in Germany.\n\nThe answer is B.",  # option texts in the working
     ],
 )
@@ -102,6 +100,18 @@ def test_several_options_are_a_hedge(completion):
     verdict = judge(completion)
     assert (verdict.score, verdict.correct) == (0.0, False), completion
     assert "hedge" in verdict.feedback or verdict.status == "no_answer", verdict.feedback
+
+
+@pytest.mark.parametrize(
+    "completion",
+    ["The answer is B, not C.", "I think B", "The answer is B according to the key", "\\boxed{B \\text{ for now}}",
+     "Answer: B (my gut says so)", "<answer>B unless I misread</answer>"],
+)
+def test_a_statement_in_no_shape_of_one_option_names_none(completion):
+    """The value grammar (choice.reading.in_shape) is closed: words around the label make no shape, whatever
+    they say, so no verdict depends on reading a denial or a doubt."""
+    verdict = judge(completion)
+    assert (verdict.score, verdict.status) == (0.0, "no_answer") and "documented shape" in verdict.feedback, verdict
 
 
 def test_a_sentence_after_the_final_answer_makes_it_no_commitment_and_an_offer_in_it_a_hedge():

@@ -75,6 +75,8 @@ def test_the_answer_is_the_whole_tag_content(text, expected):
         "<answer>156</answer> The answer is 157.",  # another value stated after the tag
         "<answer>156</answer> \\boxed{157}",
         "<answer>156</answer>, or maybe 157",
+        "The answer is 157.\n<answer>156</answer>",  # another value stated before the tag
+        "\\boxed{157}.\n<answer>156</answer>",
     ],
 )
 def test_no_single_committed_answer_is_read(text):
