@@ -247,8 +247,16 @@ _BLOCK_BOUND = frozenset({"strike", "del", "hidden span"})
 def hidden(how: str, statement: str) -> str:
     """``statement`` as the wrapper ``how`` hides it from a reader, whole."""
     if how in _BLOCK_BOUND and "\n" in statement.strip():
-        return "\n".join(HIDES[how].format(line) if line.strip() else line for line in statement.split("\n"))
-    return HIDES[how].format(statement)
+        return "\n".join(_wrapped(how, line) if line.strip() else line for line in statement.split("\n"))
+    return _wrapped(how, statement)
+
+
+def _wrapped(how: str, text: str) -> str:
+    # ~~ around text that already opens with ~ would start a line with ~~~~: a code fence, which a reader sees
+    # as code, not struck text. Struck again, it is struck with <del> (the same strike, spelled as HTML).
+    if how == "strike" and text.lstrip().startswith("~"):
+        how = "del"
+    return HIDES[how].format(text)
 
 
 def _hide(doc: Doc, choice: tuple[str, ...], w: str) -> None:

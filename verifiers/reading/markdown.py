@@ -51,7 +51,8 @@ class MarkdownReading:
 
     hidden: list[tuple[int, int]] = field(default_factory=list)
     replaced: list[tuple[int, int, str]] = field(default_factory=list)
-    carried: list[tuple[str, int]] = field(default_factory=list)  # unclosed <s>/<strike>: name, paragraph end
+    # unclosed <s>/<strike>: name, paragraph end, how many are open there (<s><s> needs two closes)
+    carried: list[tuple[str, int, int]] = field(default_factory=list)
     styles: list[tuple[int, int]] = field(default_factory=list)  # emphasis markers: a style, not characters
 
 
@@ -177,13 +178,17 @@ def _collapsed(source: str, hidden: list[tuple[int, int]]) -> list[tuple[int, in
 
 def _carried(source: str, out: MarkdownReading) -> list[tuple[int, int]]:
     """What an unclosed ``<s>``/``<strike>`` strikes after its paragraph: a browser reopens it in each later
-    block up to its close tag (one not in code or a comment), or to the end."""
+    block up to the close tag that closes it (one not in code or a comment; ``<s><s>`` needs two), or to the
+    end."""
     found = []
-    for name, paragraph_end in out.carried:
-        for close in re.finditer(rf"</{name}\s*>", source[paragraph_end:], re.IGNORECASE):
-            at = paragraph_end + close.start()
-            if not any(a <= at < b for a, b in out.hidden):
-                found.append((paragraph_end, paragraph_end + close.end()))
+    for name, paragraph_end, depth in out.carried:
+        for tag in re.finditer(rf"<(/?){name}\s*>", source[paragraph_end:], re.IGNORECASE):
+            at = paragraph_end + tag.start()
+            if any(a <= at < b for a, b in out.hidden):
+                continue
+            depth += -1 if tag.group(1) else 1
+            if depth == 0:
+                found.append((paragraph_end, paragraph_end + tag.end()))
                 break
         else:
             found.append((paragraph_end, len(source)))
@@ -253,8 +258,9 @@ def _inline(children: list[Any], place: Any, length: int, out: MarkdownReading) 
                     out.hidden.append((opened, end))
     if elements:  # an element that hides and never closes hides the rest of its paragraph
         out.hidden.append((elements[0][1], place(length)))
-        if elements[0][0] in _CARRIED:  # ... and a browser reopens a formatting element in the blocks after it
-            out.carried.append((elements[0][0], place(length)))
+        name = elements[0][0]
+        if name in _CARRIED:  # ... and a browser reopens a formatting element in the blocks after it
+            out.carried.append((name, place(length), sum(n == name for n, _ in elements)))
 
 
 class _OneTag(HTMLParser):

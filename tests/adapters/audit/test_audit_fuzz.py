@@ -13,10 +13,11 @@ import pytest
 
 from rewardsmith.adapters.audit import audit
 from rewardsmith.adapters.audit.fuzz import Mutation, draw
-from rewardsmith.adapters.audit.fuzz_grammar import FORMS, LEAD_INS, SPECS, WORKING, Subject, apply, base
+from rewardsmith.adapters.audit.fuzz_grammar import FORMS, LEAD_INS, SPECS, WORKING, Subject, apply, base, hidden
 from rewardsmith.adapters.cli import main
 from rewardsmith.adapters.scoring.rows import Row
 from rewardsmith.verifiers import Sample, Verdict, Verifier, register
+from rewardsmith.verifiers.reading import visible
 
 ROWS = [Row(1, {"prompt": "Mia buys 3 packs of 6 pencils. How many pencils?", "answer": "18"}),
         Row(2, {"prompt": "What is 5 times 8?", "answer": "40"}),
@@ -177,3 +178,12 @@ def test_fuzz_beside_the_families_and_the_bar_counts_both(tmp_path: Path) -> Non
     report = audit("test_fuzz_exact", ROWS, families=["denial"], fuzz=30, progress=seen.append)
     assert [f.name for f in report.families] == ["denial", "fuzz"]
     assert sum(seen) == 2 * len(ROWS)
+
+
+def test_a_strike_around_a_struck_statement_stays_a_strike_a_reader_sees():
+    """Two ``~~`` runs would open a line with ``~~~~``, a code fence a reader sees as code: the oracle would
+    call a visible statement hidden (ifeval paid 129 such 'hacks' that were the grammar's)."""
+    for statement in ("The answer is 5.", "line one\nline two"):
+        twice = hidden("strike", hidden("strike", statement))
+        assert "~~~~" not in twice
+        assert "5" not in visible(twice).text and "line" not in visible(twice).text, twice

@@ -52,6 +52,7 @@ def seen(text: str) -> str:
     f"The answer is 5.\n\n<details>\n\n{SECRET}",  # never closed: hides the rest
     f"The answer is 5. <s>struck\n\n{SECRET}",  # a browser reopens an unclosed <s> in every later block
     f"The answer is 5. <strike>a\n\n- {SECRET}\n\n</strike>",
+    f"The answer is 5. <s><s>a\n\n{SECRET}</s> {SECRET}</s>",  # nested: the second close ends the strike
 ])
 def test_markdown_that_hides_text_is_not_seen(completion: str) -> None:
     text = seen(completion)
