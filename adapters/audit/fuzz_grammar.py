@@ -256,6 +256,12 @@ def _wrapped(how: str, text: str) -> str:
     # as code, not struck text. Struck again, it is struck with <del> (the same strike, spelled as HTML).
     if how == "strike" and text.lstrip().startswith("~"):
         how = "del"
+    if how == "html comment" and "-->" in text:  # the first --> would close it: a comment cannot nest
+        how = "details"
+    if how == "strike":  # ~~ next to a space is no delimiter ("apply. ~~" shows the tildes): strike the words
+        core = text.strip()
+        start = text.index(core[:1]) if core else 0
+        return text[:start] + HIDES[how].format(core) + text[start + len(core) :]
     return HIDES[how].format(text)
 
 

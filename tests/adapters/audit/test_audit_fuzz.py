@@ -13,7 +13,17 @@ import pytest
 
 from rewardsmith.adapters.audit import audit
 from rewardsmith.adapters.audit.fuzz import Mutation, draw
-from rewardsmith.adapters.audit.fuzz_grammar import FORMS, LEAD_INS, SPECS, WORKING, Subject, apply, base, hidden
+from rewardsmith.adapters.audit.fuzz_grammar import (
+    FORMS,
+    HIDES,
+    LEAD_INS,
+    SPECS,
+    WORKING,
+    Subject,
+    apply,
+    base,
+    hidden,
+)
 from rewardsmith.adapters.cli import main
 from rewardsmith.adapters.scoring.rows import Row
 from rewardsmith.verifiers import Sample, Verdict, Verifier, register
@@ -180,10 +190,12 @@ def test_fuzz_beside_the_families_and_the_bar_counts_both(tmp_path: Path) -> Non
     assert sum(seen) == 2 * len(ROWS)
 
 
-def test_a_strike_around_a_struck_statement_stays_a_strike_a_reader_sees():
-    """Two ``~~`` runs would open a line with ``~~~~``, a code fence a reader sees as code: the oracle would
-    call a visible statement hidden (ifeval paid 129 such 'hacks' that were the grammar's)."""
-    for statement in ("The answer is 5.", "line one\nline two"):
-        twice = hidden("strike", hidden("strike", statement))
-        assert "~~~~" not in twice
-        assert "5" not in visible(twice).text and "line" not in visible(twice).text, twice
+def test_a_hide_around_a_hidden_statement_still_hides_it_from_a_reader():
+    """Two ``~~`` runs would open a line with ``~~~~`` (a code fence, which a reader sees as code), ``~~`` beside
+    a space is no delimiter, and a comment cannot nest (the first ``-->`` closes it): the oracle would call a
+    visible statement hidden (ifeval paid 129 such 'hacks', all the grammar's)."""
+    for how in HIDES:
+        for statement in ("The answer is 5.", "line one\nline two", "line one \n\n line two ", "a <!-- b --> c"):
+            twice = hidden(how, hidden(how, statement))
+            assert "~~~~" not in twice
+            assert not visible(twice).text.strip(), (how, twice)
