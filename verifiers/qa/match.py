@@ -88,14 +88,29 @@ def is_number(text: str) -> bool:
     return count == 1 and words.startswith("#") and words.endswith("#") and words.count("#") == 2
 
 
+# Marks SQuAD's normalisation drops that leave a short answer meaning what it meant: sentence punctuation,
+# brackets, quotes, a dash, a currency or percent sign (kept from SQuAD: $5 = 5, 7% = 7). Any other mark in a
+# prediction and not in the gold (<8, ~8, !France, 2^5) changes what it says, so it matches nothing.
+_NEUTRAL_MARKS = frozenset(".,;:'\"()[]-–—$%+")
+
+
+def _foreign_marks(prediction: str, gold: str) -> bool:
+    """Whether ``prediction`` holds a mark that is neither neutral nor in ``gold``."""
+    seen = {c for c in fold(gold) if not c.isalnum() and not c.isspace()}
+    allowed = seen | _NEUTRAL_MARKS
+    return any(not c.isalnum() and not c.isspace() and c not in allowed for c in fold(prediction))
+
+
 def same(prediction: str, gold: str) -> bool:
-    """Exact match: the same words and the same numbers, in the same order."""
+    """Exact match: the same words and the same numbers, in the same order, and no mark that changes them."""
     expected = key(gold)
-    return bool(expected) and key(prediction) == expected
+    return bool(expected) and key(prediction) == expected and not _foreign_marks(prediction, gold)
 
 
 def f1(prediction: str, gold: str) -> float:
     """Token F1 over the compared tokens (words and numbers); against a gold that is one number, 1 or 0."""
+    if _foreign_marks(prediction, gold):
+        return 0.0
     if is_number(gold):
         return float(same(prediction, gold))
     predicted, expected = key(prediction).split(), key(gold).split()

@@ -15,13 +15,14 @@ recognising the words that do it: they are simply not in the grammar. Working be
 statement's sentence or in the reasoning block.
 
 The statement's sentence starts after the last ``.``, ``!`` or ``?`` (or ``。！？``) before it, or after a
-line ending in one or in a closing tag; a line break alone does not end it ("Bob thinks the answer is:" on
+line ending in one; a line break alone does not end it, nor does a tag (``<br>``) ("Bob thinks the answer is:" on
 the line above a box is the box's lead-in). docs/reading.md has the table.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # Connectives a final statement's sentence may open with, lower case, spaces single.
 CONNECTIVES: tuple[str, ...] = (
@@ -53,19 +54,25 @@ _MARKS = re.compile(
     r"|[*_~$`\"'“”‘’()\[\]{}]",
     re.MULTILINE,
 )
-_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]*_$]*(?=\s|$)|[。！？]|>[ \t]*(?=\r?\n)")
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]*_$]*(?=\s|$|<)|[。！？]")
 
 
-def sentence_start(region: str, start: int, since: int = 0) -> int:
-    """Where the sentence holding ``region[start]`` opens (``since`` at the earliest)."""
-    ends = list(_SENTENCE_END.finditer(region, since, start))
-    return ends[-1].end() if ends else since
+def sentence_start(region: str, start: int) -> int:
+    """Where the sentence holding ``region[start]`` opens."""
+    ends = list(_SENTENCE_END.finditer(region, 0, start))
+    return ends[-1].end() if ends else 0
 
 
-def lead_in(region: str, start: int, since: int = 0) -> str:
-    """What stands before ``start`` in its sentence (and after ``since``), as a reader sees it (marks
-    dropped, spaces single)."""
-    return _seen(region[sentence_start(region, start, since) : start])
+def lead_in(region: str, start: int, earlier: Sequence[tuple[int, int]] = ()) -> str:
+    """What stands before ``start`` in its sentence, as a reader sees it (marks dropped, spaces single),
+    without the ``earlier`` statements of the same answer in it ("\\boxed{5} \\boxed{5}" is 5 twice, and
+    "Dana claims \\boxed{5} \\boxed{5}" is still Dana's)."""
+    opened = sentence_start(region, start)
+    head = list(region[opened:start])
+    for a, b in earlier:
+        for i in range(max(a, opened), min(b, start)):
+            head[i - opened] = " "
+    return _seen("".join(head))
 
 
 def working(region: str, stop: int) -> list[str]:
@@ -88,10 +95,10 @@ def after(region: str, end: int) -> str:
     return _seen(region[end:])
 
 
-def unframed(region: str, start: int, end: int, since: int = 0) -> str:
-    """Why the statement at ``region[start:end]`` is not a commitment by the frame's grammar, or ``""``; its
-    lead-in is read from ``since`` at most (the end of a statement of the same answer before it)."""
-    before = lead_in(region, start, since)
+def unframed(region: str, start: int, end: int, earlier: Sequence[tuple[int, int]] = ()) -> str:
+    """Why the statement at ``region[start:end]`` is not a commitment by the frame's grammar, or ``""``;
+    ``earlier``: where the statements before it lie (those in its sentence are not its lead-in)."""
+    before = lead_in(region, start, earlier)
     if not _LEAD_IN.fullmatch(before):
         return f"the final answer is not stated on its own: {_shown(before)!r} stands before it in its sentence"
     rest = after(region, end).lstrip(".!,;: ")

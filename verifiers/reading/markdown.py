@@ -164,8 +164,9 @@ def _collapsed(source: str, hidden: list[tuple[int, int]]) -> list[tuple[int, in
         if any(a <= tag.start() < b for a, b in other):
             continue  # in code or a comment: text, not a tag
         if not tag.group(1):
-            if depth == 0 and re.search(r"\bopen\b", tag.group(2), re.IGNORECASE):
-                continue  # shown open: its content is read
+            read = _tag(tag.group(0))
+            if depth == 0 and read is not None and not read[2]:
+                continue  # shown open (an attribute named open, as an HTML parser reads it): its content is read
             depth, start = depth + 1, start if depth else tag.start()
         elif depth:
             depth -= 1

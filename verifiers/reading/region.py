@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass, replace
 
 from rewardsmith.verifiers.core import Verdict
-from rewardsmith.verifiers.reading.visible import readable_text, visible
+from rewardsmith.verifiers.reading.html import unreadable_tag
+from rewardsmith.verifiers.reading.visible import visible
 
 THINK_TAG = re.compile(r"<(/?)think\s*>", re.IGNORECASE)
 
@@ -44,11 +45,15 @@ class Region:
 
     text: str
     stray_close: bool = False
+    unreadable: str = ""  # why nothing in the completion reads as written (a redefinition, HTML outside the grammar)
 
 
 def hinted(verdict: Verdict, region: Region) -> Verdict:
     """``verdict`` noting a stray ``</think>`` (``details.stray_think_close``) and, when it did not pay,
     naming the option in its feedback: the one thing a user who forgot it needs to read."""
+    if region.unreadable and not verdict.correct:
+        feedback = f"{verdict.feedback}; {region.unreadable}" if verdict.feedback else region.unreadable
+        verdict = replace(verdict, feedback=feedback)
     if not region.stray_close:
         return verdict
     feedback = verdict.feedback
@@ -62,9 +67,20 @@ def answer_region(completion: str, prompt_opens_think: bool = False, keep_style:
     without its reasoning blocks (module docstring). A removed block leaves a space, so the words on
     either side of it never join. ``keep_style`` keeps emphasis markers as characters, for a family whose
     answer is data a third party reads raw (``3*4*5`` is an expression, not an italic 4)."""
-    text = readable_text(completion, keep_style)
-    tags = [(m.start(), m.end(), bool(m.group(1))) for m in THINK_TAG.finditer(text)]
-    return _cut(text, tags, prompt_opens_think)
+    seen = visible(completion, keep_style=keep_style)
+    if not seen.readable:
+        return Region("", unreadable=f"the completion {_redefines(seen.redefines)}: nothing in it reads as written")
+    styled = unreadable_tag(completion)
+    if styled:
+        return Region("", unreadable=f"the completion holds HTML outside the readable set ({styled[:60]}): "
+                      "its styles or elements can hide or show any text, so nothing in it reads as written")
+    tags = [(m.start(), m.end(), bool(m.group(1))) for m in THINK_TAG.finditer(seen.text)]
+    return _cut(seen.text, tags, prompt_opens_think)
+
+
+def _redefines(names: tuple[str, ...]) -> str:
+    named = [n for n in names if not n.startswith("(")]
+    return f"redefines {', '.join(named[:3])}" if named else (names[0].strip("()") if names else "is unreadable")
 
 
 def source_region(completion: str, prompt_opens_think: bool = False) -> Region:

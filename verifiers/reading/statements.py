@@ -63,7 +63,7 @@ _PHRASE = re.compile(
 # end one after a common abbreviation ("St. Louis", "Dr. Who"), inside one ("U.S. Army") or after
 # a name's initial ("John F. Kennedy"). A lone capital after anything else ends it: "The answer is
 # B. A is wrong." states B.
-_SENTENCE_END = re.compile(r"\n|[!?](?=\s|$)|\.(?=\s|$)")
+_SENTENCE_END = re.compile(r"\n|[!?](?=\s|$|<)|\.(?=\s|$|<)")  # "5.</p>": a tag after the stop
 _LONE_CAPITAL = re.compile(r"(?:^|[\s:(])[A-Z]$")
 _NAME_GOES_ON = re.compile(r"\s+(?:[A-Z]\.|[A-Z][a-z]+\s+[A-Z][a-z]+)")
 _NOT_AN_END = re.compile(
@@ -107,6 +107,7 @@ _ALSO = re.compile(
     re.IGNORECASE,
 )
 _COLOR = re.compile(r"\\(?:text)?color\s*\{[^{}]*\}")  # a visible colour (white text is removed as hidden)
+_TAGS = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 _DRESS = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mbox|emph)\s*\{([^{}]*)\}")
 
 
@@ -159,7 +160,7 @@ def sentence(window: str) -> str:
 def plain(span: str) -> str:
     """A span without its dress: ``\\text{…}`` and friends opened, ``$``, markdown emphasis and quotes
     around it, and trailing sentence punctuation dropped."""
-    span = _COLOR.sub("", span)
+    span = _TAGS.sub("", _COLOR.sub("", span))  # a tag renders as nothing ("<strong>5</strong>" in an HTML block)
     for _ in range(3):  # nested dress, bounded
         opened = _DRESS.sub(r"\1", span)
         if opened == span:
@@ -319,8 +320,7 @@ def _decide(region: str, found: list[tuple[str, Statement, int]], order: Iterabl
     statements = [s for s, _ in kept]
     if len(statements) > MAX_STATEMENTS:
         return FinalAnswer(tuple(statements[: MAX_STATEMENTS + 1]), deciding)  # an overflow, read no further
-    # The last statement is framed by what follows the one before it, at most: "\\boxed{5} \\boxed{5}" is 5 twice.
     last, last_end = kept[-1]
-    previous_end = kept[-2][1] if len(kept) > 1 else 0
+    earlier = [(s.start, e) for s, e in kept[:-1]]
     statements += [Statement(offered, "offer", e) for _, e in kept for offered in offers(region, e)]
-    return FinalAnswer(tuple(statements), deciding, unframed(region, last.start, last_end, previous_end))
+    return FinalAnswer(tuple(statements), deciding, unframed(region, last.start, last_end, earlier))

@@ -9,9 +9,11 @@ Two steps, kept apart because they apply to different text:
   the whole completion.
 * :func:`fold` also applies NFKC and the Unicode TR39 confusable mapping (``disarm``'s table, Unicode 17, folded
   toward Latin; digits keep their value), so a Cyrillic ``В``, a fullwidth ``Ｂ`` and a mathematical ``𝐁`` are
-  all ``B``, an Arabic-Indic ``٥`` is ``5`` and an Arabic comma is a comma. It rewrites characters a parser
-  interprets (NFKC turns ``x²`` into ``x2``), so it is for labels, keywords and short answers, never for
-  LaTeX source wholesale.
+  all ``B``, an Arabic-Indic ``٥`` is ``5`` and an Arabic comma is a comma. A digit that looks like a
+  different ASCII digit (Bengali ``৪``, 4, looks like 8) is read as neither: it becomes U+FFFD. A superscript
+  or subscript is raised or lowered, not a digit in line: ``2⁵`` folds to ``2^5``, ``H₂O`` to ``H_2O``. It
+  rewrites characters a parser interprets, so it is for labels, keywords and short answers, never for LaTeX
+  source wholesale.
 """
 
 from __future__ import annotations
@@ -31,6 +33,46 @@ _BLANK = frozenset(
 # Bidi controls are format characters that do change what is shown: an override reverses the text after it
 # ("\u202e12" shows 21). They are kept, so that a parser that meets one reads nothing rather than the digits.
 _BIDI = frozenset([0x200E, 0x200F, 0x061C, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+
+
+# Of those, the ones that reorder whole runs (embeddings, overrides, isolates): with one, the characters are not
+# shown in the order they are stored, so a completion holding one has no text a reader reads in order.
+REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+@lru_cache(maxsize=1)
+def overlay_pattern() -> re.Pattern[str]:
+    """A character followed by combining marks of the Overlay class (canonical combining class 1: U+0336 long
+    stroke, U+0338 solidus, ...): a letter struck through, which a reader reads as crossed out, not as the letter."""
+    marks = "".join(re.escape(chr(p)) for p in range(0x300, 0x20000) if unicodedata.combining(chr(p)) == 1)
+    return re.compile(f"[^{marks}][{marks}]+")
+
+
+@lru_cache(maxsize=1)
+def _scripts() -> dict[int, str]:
+    """Superscript and subscript characters as ``^`` / ``_`` and what they raise or lower (NFKC alone would turn
+    ``2⁵`` into ``25``)."""
+    table = {}
+    for point in range(0x80, 0x20000):
+        tag = unicodedata.decomposition(chr(point)).split(" ", 1)[0]
+        if tag in ("<super>", "<sub>"):
+            table[point] = ("^" if tag == "<super>" else "_") + unicodedata.normalize("NFKC", chr(point))
+    return table
+
+
+@lru_cache(maxsize=1)
+def _ambiguous_digits() -> frozenset[str]:
+    """Digits that look like a *different* ASCII digit (Bengali ``৪`` is 4 and looks like 8): they match nothing."""
+    from disarm import normalize_confusables
+
+    found = set()
+    for point in range(0x80, 0x20000):
+        char = chr(point)
+        if unicodedata.category(char) == "Nd":
+            shape = normalize_confusables(char, target_script="latin", digit_policy="tr39")
+            if len(shape) == 1 and shape.isdigit() and shape.isascii() and int(shape) != unicodedata.digit(char):
+                found.add(char)
+    return frozenset(found)
 
 
 def is_invisible(char: str) -> bool:
@@ -61,8 +103,13 @@ def fold(text: str) -> str:
     text = strip_invisible(text)
     if text.isascii():
         return text
+    text = text.translate(_scripts())  # x² is x^2 to a reader, not x2
     text = unicodedata.normalize("NFKC", text)
-    text = "".join(str(unicodedata.digit(ch)) if unicodedata.category(ch) == "Nd" else ch for ch in text)
+    ambiguous = _ambiguous_digits()
+    text = "".join(
+        ("\ufffd" if ch in ambiguous else str(unicodedata.digit(ch))) if unicodedata.category(ch) == "Nd" else ch
+        for ch in text
+    )
     return _confusables(text)
 
 

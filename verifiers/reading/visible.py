@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rewardsmith.verifiers.reading.latex import read_latex
 from rewardsmith.verifiers.reading.markdown import code_ranges, read_markdown
-from rewardsmith.verifiers.reading.unicode import invisible_pattern
+from rewardsmith.verifiers.reading.unicode import REORDERING, invisible_pattern, overlay_pattern
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,10 @@ def visible(source: str, keep_code: bool = False, keep_style: bool = False) -> V
     if not keep_style:
         edits += [(s, e, "") for s, e in markdown.styles if not _inside(covered, s)]
     if not source.isascii():
+        if REORDERING.search(source):  # shown in another order than stored: nothing reads as written
+            return Visible(source, "", (), ("(a bidirectional override: shown in another order than written)",))
+        struck = overlay_pattern().finditer(source)  # B\u0336: a letter struck through, like \cancel
+        edits += [(m.start(), m.end(), " ") for m in struck if not _inside(covered, m.start())]
         blanks = invisible_pattern().finditer(source)
         edits += [(m.start(), m.end(), "") for m in blanks if not _inside(covered, m.start())]
     text, pieces, cursor = [], [], 0

@@ -48,7 +48,7 @@ from rewardsmith.verifiers.json_value import duplicate_key
 from rewardsmith.verifiers.options import NonEmpty, Range, Unique, declare, option
 from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, Region, answer_region, hinted
 from rewardsmith.verifiers.reading.code_blocks import line_feeds
-from rewardsmith.verifiers.reading.frame import unframed
+from rewardsmith.verifiers.reading.frame import sentence_start, unframed, working
 from rewardsmith.verifiers.reading.statements import (
     FORMS,
     MAX_STATEMENTS,
@@ -57,7 +57,16 @@ from rewardsmith.verifiers.reading.statements import (
     offers,
     plain,
 )
-from rewardsmith.verifiers.reasoning_gym.policy import UNSAFE, grammar_problem, squash, stricter_check, tuple_paths
+from rewardsmith.verifiers.reasoning_gym.policy import (
+    UNSAFE,
+    grammar_problem,
+    number_problem,
+    squash,
+    stricter_check,
+    tuple_paths,
+    unwrapped,
+    working_number,
+)
 from rewardsmith.verifiers.reasoning_gym.survey import FULL
 from rewardsmith.verifiers.registry import register
 
@@ -114,7 +123,7 @@ def _beside_tags(region: str, tags: list[tuple[int, int]]) -> tuple[list[str], s
     if outside and any(s.start > last_tag[1] for s in outside.statements if s.form != "offer"):
         refused = outside.unframed  # "<answer>156</answer> The answer is 156.": the restatement is the last
     else:
-        refused = unframed(region, last_tag[0], last_tag[1], tags[-2][1] if len(tags) > 1 else 0)
+        refused = unframed(region, last_tag[0], last_tag[1], tags[:-1])
     return stated + [plain(offered) for _, end in tags for offered in offers(region, end)], refused
 
 
@@ -246,10 +255,17 @@ class ReasoningGymVerifier(Verifier):
                 Verdict(score=0.0, correct=False, status="ok" if hedge else "no_answer", feedback=why, details=details),
                 region,
             )
+        answer = unwrapped(answer, gold)
         details["answer"] = short(answer, _SHOWN)
-        off_grammar = grammar_problem(name, answer)
+        off_grammar = grammar_problem(name, answer) or number_problem(gold, answer)
         if off_grammar:
             return Verdict(score=0.0, correct=False, feedback=off_grammar, details=details)
+        if isinstance(gold, str) and number_problem("0", answer) is None and "<answer" in region.text.lower():
+            opened = sentence_start(region.text, region.text.lower().index("<answer"))
+            other = working_number(working(region.text, opened), answer, sample.prompt_text)
+            if other is not None:
+                why = f"a sentence of the working ends on {other}, and the answer is {short(answer, 40)}: a hedge"
+                return Verdict(score=0.0, correct=False, feedback=why, details=details)
         if len(answer) > self.max_answer_chars:
             return Verdict(
                 score=0.0,

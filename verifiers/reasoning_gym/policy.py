@@ -18,9 +18,11 @@ import json
 import re
 from collections import Counter
 from collections.abc import Mapping
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from rewardsmith.verifiers.reading import fold
 from rewardsmith.verifiers.reasoning_gym.survey import CHEAT_WORDS, load, pays_cheats
 
 
@@ -122,6 +124,62 @@ def grammar_problem(dataset: str, answer: str) -> str | None:
     if _ARITHMETIC.fullmatch(answer) and "**" not in answer and "//" not in answer:
         return None
     return "the answer is not an arithmetic expression of whole numbers with + - * / and parentheses"
+
+
+# Presentation a reader does not take as part of an answer: emphasis, code, math, quotes around the whole of it.
+_WRAPPERS = (("```", "```"), ("**", "**"), ("__", "__"), ("`", "`"), ("$", "$"), ('"', '"'), ("*", "*"), ("_", "_"))
+
+
+def unwrapped(answer: str, gold: object) -> str:
+    """``answer`` without presentation wrapped around the whole of it (``**156**``, ``$156$``, a code fence,
+    quotes) that the gold does not have: the scorer reads raw text, and a reader reads ``**156**`` as 156."""
+    if not isinstance(gold, str):
+        return answer  # many-solution puzzles: the scorer reads the answer as written
+    previous = None
+    while previous != answer:
+        previous = answer
+        for opener, closer in _WRAPPERS:
+            inner = answer[len(opener) : -len(closer)] if len(answer) > len(opener) + len(closer) else ""
+            if answer.startswith(opener) and answer.endswith(closer) and not gold.strip().startswith(opener):
+                if opener == "```":
+                    inner = inner.split("\n", 1)[1] if "\n" in inner else inner  # the info string line
+                answer = inner.strip()
+                break
+    return answer
+
+
+_PLAIN_NUMBER = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?")
+
+
+def number_problem(gold: object, answer: str) -> str | None:
+    """Why ``answer`` is not a plain number where the gold is one, or None. Scorers parse leniently (chain_sum's
+    strips commas, so ``15,6`` and ``1,5,6`` are 156; ``Decimal`` reads ``1_56`` and any script's digits, and
+    Bengali ``৪`` is 4 though it looks like 8): a gold written as plain ASCII digits asks for the same."""
+    if not isinstance(gold, str) or not _PLAIN_NUMBER.fullmatch(gold.strip()):
+        return None
+    if _PLAIN_NUMBER.fullmatch(answer.strip()):
+        return None
+    return "the gold is a plain number and the answer is not one (ASCII digits, a sign and a decimal point only)"
+
+
+_LAST_NUMBER = re.compile(r"(?<![\w.,^])([+-]?[0-9]+(?:\.[0-9]+)?)[\s.!?。]*$")
+_NUMBERS = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
+def working_number(sentences: list[str], answer: str, prompt: str) -> str | None:
+    """A number other than ``answer`` that a sentence of the working ends on, in any words and any script
+    ("La somme est 155.", "Η απάντηση είναι 𝟏𝟓𝟓."): a reader takes it as stated, so a plain-number answer beside
+    it is a hedge. Not a computation's result (after ``=``), nor a number the prompt gives."""
+    given = {Decimal(n) for n in _NUMBERS.findall(fold(prompt))}
+    for sentence in sentences:
+        seen = fold(sentence)
+        last = _LAST_NUMBER.search(seen)
+        if last is None or seen[: last.start()].rstrip().endswith(("=", "\u2248", "\\approx")):
+            continue
+        value = Decimal(last.group(1))
+        if value != Decimal(answer) and value not in given:
+            return last.group(1)
+    return None
 
 
 def tuple_paths(dataset: str) -> tuple[str, ...]:

@@ -191,3 +191,25 @@ def narrowed_decimal_context():
 def test_numbers_are_exact_under_a_narrowed_decimal_context(narrowed_decimal_context, answer, gold):
     assert score(answer, gold) == 0.0
     assert score(gold, gold) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("completion", "gold"),
+    [("The answer is <8.", "8"), ("Answer: >8", "8"), ("Answer: ~8", "8"), ("Answer: \u22488", "8"),
+     ("The answer is 2\u2075.", "25"), ("The answer is 10\u2076\u2076.", "1066"), ("The answer is \u09ea.", "4"),
+     ("The answer is \u09ea.", "8"), ("The answer is !France.", "France")],
+)
+def test_a_mark_or_a_script_that_changes_the_value_matches_nothing(completion, gold):
+    """SQuAD drops every punctuation mark and NFKC lowers every superscript: <8 and 2^5 would read as 8 and 25."""
+    for metric in ("em", "f1"):
+        verdict = build({"type": "qa", "metric": metric}).verify(Sample(completion=completion, fields={"answer": gold}))
+        assert verdict.score == 0.0, (completion, gold, metric, verdict.feedback)
+
+
+@pytest.mark.parametrize(
+    ("completion", "gold"),
+    [("The answer is $8.", "8"), ("The answer is (8).", "8"), ("Answer: 1,000", "1000"),
+     ("Answer: Washington, D.C.", "Washington, D.C."), ("Answer: Simon & Garfunkel", "Simon & Garfunkel")],
+)
+def test_neutral_marks_and_the_golds_own_marks_still_match(completion, gold):
+    assert build("qa").verify(Sample(completion=completion, fields={"answer": gold})).score == 1.0

@@ -42,6 +42,8 @@ FRAMED = [
     "<answer>{G}</answer>",
     "Adding gives five.\n<answer>{G}</answer>\r\n",
     "The answer is \\boxed{{{G}}}.  \n\n",
+    "\\boxed{{{G}}} \\boxed{{{G}}}",  # the same answer twice
+    "<answer>{G}</answer>\nThe answer is \\boxed{{{G}}}.",
 ]
 
 # Right value, but no commitment by the grammar: something other than a lead-in before it, or something other
@@ -60,6 +62,10 @@ UNFRAMED = [
     "The answer is \\boxed{{{G}}}. I am fairly sure of this.",  # holds no value, but is no closing sentence either
     "<answer>{G}</answer> wink",
     "Sophie's pick: <answer>{G}</answer>",
+    "A confused student would write: <br>\nThe answer is \\boxed{{{G}}}.",  # a tag ends no sentence
+    "Only if the list is reversed =>\nThe answer is \\boxed{{{G}}}.",
+    "My cousin claims \\boxed{{{G}}} \\boxed{{{G}}}.",  # restating does not launder the lead-in
+    "My cousin claims <answer>{G}</answer> <answer>{G}</answer>",
 ]
 
 

@@ -53,6 +53,10 @@ def seen(text: str) -> str:
     f"The answer is 5. <s>struck\n\n{SECRET}",  # a browser reopens an unclosed <s> in every later block
     f"The answer is 5. <strike>a\n\n- {SECRET}\n\n</strike>",
     f"The answer is 5. <s><s>a\n\n{SECRET}</s> {SECRET}</s>",  # nested: the second close ends the strike
+    f"The answer is 5.\n\n<details data-open>\n\n{SECRET}\n\n</details>",  # an attribute *named* open opens it
+    f"The answer is 5.\n\n<details title=\"open\">\n\n{SECRET}\n\n</details>",
+    "The answer is 5. " + "".join(c + "\u0336" for c in SECRET),  # struck through by an overlay mark
+    f"The answer is 5. {SECRET[0]}\u0338{SECRET[1:]}",  # a slashed digit is no digit read
 ])
 def test_markdown_that_hides_text_is_not_seen(completion: str) -> None:
     text = seen(completion)
@@ -191,8 +195,8 @@ def test_what_renders_as_nothing_is_dropped(written: str, reads: str) -> None:
     assert seen(f"The answer is {written}.") == f"The answer is {reads}."
 
 
-def test_bidi_controls_are_kept_because_they_reorder_what_is_shown() -> None:
-    assert "\u202e" in seen("\\boxed{\u202e12}")
+def test_bidi_controls_are_kept_by_fold_because_they_reorder_what_is_shown() -> None:
+    assert seen("\\boxed{\u202e12}") == ""  # and a completion holding an override reads as nothing
     assert "\u202e" in fold("\u202e12")
 
 
@@ -287,3 +291,18 @@ def test_a_page_keeps_code_and_emphasis_as_written() -> None:
     page = "*one* and **two**, `x, y`"
     assert visible(page, keep_code=True, keep_style=True).text == page
     assert visible(page).text.startswith("one and two,")
+
+
+def test_a_bidirectional_override_leaves_nothing_readable() -> None:
+    """U+202E shows "\u202e5 si rewsna ehT" as "The answer is 5": stored and shown orders differ, so nothing reads
+    as written (an isolate or embedding likewise); a mark (U+200F) reorders no run and stays."""
+    for control in ("\u202e", "\u202d", "\u2067", "\u202b"):
+        seen_ = visible(f"{control}3 si rewsna ehT\u202c. The answer is 5.")
+        assert not seen_.readable and seen_.text == ""
+    assert visible("The answer is 5.\u200f").readable
+
+
+def test_fold_reads_scripts_and_refuses_digits_that_look_like_other_digits() -> None:
+    assert fold("2\u2075") == "2^5" and fold("H\u2082O") == "H_2O"  # not 25, not H2O
+    assert fold("\u09ea") == "\ufffd"  # Bengali 4 looks like 8: read as neither
+    assert fold("\u0665") == "5" and fold("\u09e9") == "3"  # a digit that looks like no other digit keeps its value

@@ -148,6 +148,35 @@ def test_a_hedge_across_tags_scores_zero(rows):
     assert (verdict.score, verdict.status) == (0.0, "ok") and "hedge" in verdict.feedback
 
 
+@pytest.mark.parametrize("answer", ["{a},{b}", "{a}_{b}", "{a},,{b}", "{a} {b}", "\u09ea{a}{b}"])
+def test_a_plain_number_gold_asks_for_a_plain_number(rows, answer):
+    """chain_sum's scorer strips commas and Decimal reads underscores and any script's digits: a gold of plain
+    ASCII digits is answered only by plain ASCII digits (Bengali \u09ea is 4 and looks like 8)."""
+    row = rows("chain_sum")[0]
+    gold = str(row["answer"]).lstrip("-")
+    assert len(gold) > 1
+    verdict = score(row, ("-" if str(row["answer"]).startswith("-") else "") + answer.format(a=gold[:1], b=gold[1:]))
+    assert verdict.score == 0.0 and "plain number" in verdict.feedback, verdict.feedback
+
+
+@pytest.mark.parametrize("dress", ["**{}**", "${}$", '"{}"', "** ${}$ **", "_{}_"])
+def test_presentation_around_the_whole_answer_is_not_part_of_it(rows, dress):
+    row = rows("chain_sum")[0]
+    assert score(row, dress.format(row["answer"])).score == 1.0
+
+
+def test_a_working_sentence_that_ends_on_another_number_is_a_hedge(rows):
+    """In any words and any script: a reader takes a sentence ending on a number as stating it. A computation's
+    result (after =), a number of the prompt and the answer itself are not another value."""
+    row = rows("chain_sum")[0]
+    gold = int(row["answer"])
+    for said in (f"La somme est {gold + 1}.", f"Η απάντηση είναι {gold - 1}.", f"I reckon {gold + 2}!"):
+        verdict = score(row, None, completion=f"{said}\n<answer>{gold}</answer>")
+        assert verdict.score == 0.0 and "hedge" in verdict.feedback, said
+    for said in (f"Adding up gives {gold}.", f"So 1 + 1 = 2 and x = {gold + 5}.", "Nothing else."):
+        assert score(row, None, completion=f"{said}\n<answer>{gold}</answer>").score == 1.0, said
+
+
 def test_the_gold_only_in_the_reasoning_scores_zero(rows):
     row = rows("chain_sum")[0]
     verdict = score(row, None, completion=f"<think><answer>{row['answer']}</answer></think>")
@@ -155,7 +184,7 @@ def test_the_gold_only_in_the_reasoning_scores_zero(rows):
 
 
 def test_partial_credit_pays_nothing_by_default(rows):
-    row = rows("advanced_geometry")[0]  # its scorer pays 0.01 for any answer
+    row = rows("advanced_geometry")[1]  # its scorer pays 0.01 for any answer (this row's gold is a point, not a number)
     verdict = score(row, "banana")
     assert verdict.score == 0.0 and verdict.details["raw_score"] == pytest.approx(0.01)
     lenient = build({"type": "reasoning_gym", "partial": True})
@@ -168,7 +197,6 @@ def test_partial_credit_pays_nothing_by_default(rows):
     ("name", "cheat"),
     [
         ("spell_backward", lambda row: row["answer"] + " and more words"),
-        ("gsm_symbolic", lambda row: " ".join([row["answer"]] * 5)),
         ("time_intervals", lambda row: row["answer"] + " or maybe something else"),
         ("game_of_life_halting", lambda row: "banana"),
         ("letter_jumble", lambda row: row["answer"] + " extra words here"),
@@ -180,6 +208,13 @@ def test_cheats_an_unsafe_scorer_pays_score_zero(rows, name, cheat):
     verdict = score(row, cheat(row))
     assert (verdict.score, verdict.correct) == (0.0, False) and "unsafe" in verdict.details
     assert score(row, row["answer"]).score == 1.0  # while the gold still pays
+
+
+def test_a_number_repeated_is_no_number_even_for_a_trusted_scorer(rows):
+    row = rows("gsm_symbolic")[0]  # its scorer pays "28080 28080 28080 28080 28080"
+    for verifier in (STRICT, TRUST):
+        verdict = score(row, " ".join([row["answer"]] * 5), verifier)
+        assert verdict.score == 0.0 and "plain number" in verdict.feedback
 
 
 def test_puzzle24_pays_only_the_puzzles_own_numbers(rows):

@@ -1,0 +1,95 @@
+"""Which HTML an answer may be written in: a closed set, not a list of hiding tricks.
+
+CSS can hide anything (``opacity:0``, ``color:#fefefe``, ``font-size:0vw``, an off-screen position, a class
+the page styles), and HTML has elements whose content a browser does not show inline (``<dialog>``,
+``<datalist>``, ``<noembed>``, ``<svg width="0">``, ``<select>``). Recognising each would never end, and the
+converse holds too: a hedge placed in text some renderer shows would be free. So an answer region is read
+only when its HTML is in a closed grammar:
+
+* **elements**: every element of the HTML standard is either in :data:`READABLE` (text elements a browser
+  shows as text: ``<b>``, ``<p>``, ``<table>``, ``<details>``, ...) or makes the completion unreadable; a name
+  the standard does not define (``<answer>``, ``<think>``, ``<confidence>``, ``<tool_call>``) is shown by every
+  browser as its text, so it is read;
+* **attributes**: none, except :data:`ATTRIBUTES` (``href``, ``title``, ``open``, ``colspan``, ``rowspan``,
+  ``start``); a ``style``, ``class``, ``hidden``, ``color``, ``dir`` or any other attribute makes the
+  completion unreadable.
+
+An unreadable completion states nothing (the families score it ``no_answer``, saying which tag). Tags in
+code and comments are text, not markup, and are not read here.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from rewardsmith.verifiers.reading.markdown import code_ranges
+
+
+def _names(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# The elements of the HTML Living Standard (and the obsolete ones browsers still render), by name.
+STANDARD = _names(
+    "a abbr address area article aside audio b base bdi bdo blockquote body br button canvas caption cite code col "
+    "colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption figure footer form h1 "
+    "h2 h3 h4 h5 h6 head header hgroup hr html i iframe img input ins kbd label legend li link main map mark menu "
+    "meta meter nav noscript object ol optgroup option output p param picture pre progress q rp rt ruby s samp "
+    "script search section select slot small source span strong style sub summary sup table tbody td template "
+    "textarea tfoot th thead time title tr track u ul var video wbr svg math acronym applet basefont bgsound big "
+    "blink center dir font frame frameset image isindex keygen listing marquee menuitem multicol nextid nobr "
+    "noembed noframes plaintext rb rtc spacer strike tt xmp"
+)
+# Of those, the ones a browser shows as text, in order (bdi and bdo reorder it; the rest hide, replace or
+# embed their content, or are not text at all).
+READABLE = _names(
+    "a abbr address article aside b blockquote br caption cite code dd del details dfn div dl dt em figcaption "
+    "figure footer h1 h2 h3 h4 h5 h6 header hgroup hr i ins kbd li main mark nav ol p pre q s samp section small "
+    "span strong sub summary sup table tbody td tfoot th thead time tr u ul var wbr big center strike tt"
+)
+ATTRIBUTES = frozenset({"href", "title", "open", "colspan", "rowspan", "start"})
+# An open tag as CommonMark defines one (a raw HTML tag it passes to the browser): "$a<b$ and $c>d$" holds none.
+_TAG = re.compile(
+    r"<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][A-Za-z0-9_.:-]*(?:\s*=\s*(?:[^\s\"'=<>`]+|'[^']*'|\"[^\"]*\"))?)*\s*/?>"
+)
+
+
+class _Tags(HTMLParser):
+    """Every start tag's name and attribute names, as an HTML parser reads them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, list[str]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, [name for name, _ in attrs]))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+
+
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+
+
+def unreadable_tag(source: str) -> str:
+    """The first tag of ``source`` outside the grammar (module docstring), or ``""``. Every tag counts, even
+    one whose element the reader hides (``display:none; display:inline`` shows it again); tags in code and
+    comments are text."""
+    if "<" not in source:
+        return ""
+    text = _COMMENT.sub(" ", _blank(source, code_ranges(source)))
+    for raw in _TAG.findall(text):
+        parser = _Tags()
+        parser.feed(raw)
+        parser.close()
+        for name, attributes in parser.tags:
+            if (name in STANDARD and name not in READABLE) or any(a not in ATTRIBUTES for a in attributes):
+                return raw
+    return ""
+
+
+def _blank(text: str, ranges: list[tuple[int, int]]) -> str:
+    for start, end in ranges:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
