@@ -33,7 +33,13 @@ DEFINE = frozenset({
     "RenewDocumentCommand", "ProvideDocumentCommand", "DeclareDocumentCommand", "newrobustcmd", "renewrobustcmd",
     "DeclarePairedDelimiter", "scantokens",
 })
-INVISIBLE_COLORS = frozenset({"white", "transparent", "none", "bg", "background", "#fff", "#ffffff", "ffffff"})
+# Foreground colours a reader surely sees on a white page (xcolor's base names): text in any other colour (white,
+# WhiteSmoke, #fefefe, a model's rgb spec) may be invisible, so it is read as hidden. A closed set, not a list of
+# invisible colours: "near white" has no end.
+VISIBLE_COLORS = frozenset(
+    {"black", "red", "green", "blue", "cyan", "magenta", "brown", "darkgray", "gray", "olive", "orange", "purple",
+     "teal", "violet"}
+)
 _NAMES = "|".join(sorted(HIDE | CROSS_OUT | COLOR | DEFINE | {"iffalse"}, key=len, reverse=True))
 TRIGGER = re.compile(r"\\(?:" + _NAMES.replace("*", r"\*") + r")(?![A-Za-z])")
 _PERCENT = re.compile(r"(?<!\\)%")
@@ -105,11 +111,17 @@ def _walk(nodes: Sequence[object] | None, group_end: int, out: LatexReading) -> 
             elif name in HIDE or name in CROSS_OUT or name in COLOR:
                 args, last = _arguments(node, siblings, i, _ARGS.get(name, 1))
                 colour = _text(args[0]) if name in COLOR and args else ""
-                if name == "color" and colour.lower() in INVISIBLE_COLORS:
+                if name == "color" and colour.lower() not in VISIBLE_COLORS:
                     out.hidden.append((node.pos, group_end))  # white from here to the end of its group
                     return
-                if name in HIDE or name in CROSS_OUT or (name == "textcolor" and colour.lower() in INVISIBLE_COLORS):
-                    out.hidden.append((node.pos, _end(args[-1]) if args else _end(node)))
+                if name in HIDE or name in CROSS_OUT or (name == "textcolor" and colour.lower() not in VISIBLE_COLORS):
+                    if not args or len(args) < _ARGS.get(name, 1):  # \cancel B: TeX takes the next token
+                        taken = [a for a in _nodes(node.nodeargd.argnlist if node.nodeargd else None) if a is not None]
+                        end = _end(node) if len(taken) >= _ARGS.get(name, 1) else _bare_argument_end(siblings, last)
+                        out.hidden.append((node.pos, end))
+                        i = last + 1
+                        continue
+                    out.hidden.append((node.pos, _end(args[-1])))
                     i = last + 1
                     continue
             elif node.nodeargd is not None:
@@ -150,6 +162,21 @@ def _arguments(node: object, siblings: list[object], i: int, wanted: int) -> tup
         args.append(nxt)
         j += 1
     return args, j
+
+
+def _bare_argument_end(siblings: list[object], j: int) -> int:
+    """Where an argument written without braces ends: TeX takes the next token, one character or one command
+    (``\\cancel B``, ``\\phantom\\alpha``), so that is what is hidden; the end of the macro when nothing follows."""
+    from pylatexenc.latexwalker import LatexCharsNode
+
+    for nxt in siblings[j + 1 :]:
+        if isinstance(nxt, LatexCharsNode):
+            text = nxt.chars
+            if not text.strip():
+                continue
+            return nxt.pos + len(text) - len(text.lstrip()) + 1
+        return _end(nxt)
+    return _end(siblings[j])
 
 
 def _text(group: object) -> str:

@@ -119,6 +119,9 @@ def test_entities_inside_code_or_math_are_not_rendered() -> None:
     f"The answer is $\\boxed{{5}}$ \\textcolor{{white}}{{{SECRET}}}.",
     f"The answer is $\\boxed{{5}}$ \\textcolor{{transparent}}{{{SECRET}}}.",
     f"The answer is $\\boxed{{5}}$ \\textcolor {{white}} {{{SECRET}}}.",
+    f"The answer is $\\boxed{{5}}$ \\textcolor{{#fefefe}}{{{SECRET}}}.",  # near white: no visible colour
+    f"The answer is $\\boxed{{5}}$ \\textcolor{{WhiteSmoke}}{{{SECRET}}}.",
+    f"The answer is $\\boxed{{5}}$ {{\\color{{rgb,255:red,250;green,250;blue,250}} {SECRET}}}.",
     f"The answer is $\\boxed{{5 \\cancel{{{SECRET}}}}}$.",
     f"The answer is $\\boxed{{5}}$ $\\bcancel{{{SECRET}}}$.",
     f"The answer is $\\boxed{{5}}$ $\\xcancel{{{SECRET}}}$.",
@@ -306,3 +309,11 @@ def test_fold_reads_scripts_and_refuses_digits_that_look_like_other_digits() -> 
     assert fold("2\u2075") == "2^5" and fold("H\u2082O") == "H_2O"  # not 25, not H2O
     assert fold("\u09ea") == "\ufffd"  # Bengali 4 looks like 8: read as neither
     assert fold("\u0665") == "5" and fold("\u09e9") == "3"  # a digit that looks like no other digit keeps its value
+
+
+@pytest.mark.parametrize("command", ["\\cancel", "\\phantom", "\\sout", "\\textcolor{white}"])
+def test_a_command_written_without_braces_takes_the_next_token(command: str) -> None:
+    """TeX's undelimited argument is one token: \\cancel 7 crosses out the 7 (and \\cancel\\alpha the alpha)."""
+    text = seen(f"The answer is $5 + {command} 7 8$.")
+    assert "7" not in text and "8" in text and "5" in text
+    assert "alpha" not in seen(f"The answer is $5 {command}\\alpha$.")
