@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from rewardsmith.verifiers.choice.reading import Named, ends_on_label, in_shape, read_statement
+from rewardsmith.verifiers.choice.reading import Named, in_shape, read_statement, said_in_working
 from rewardsmith.verifiers.choice.row import Options, read_gold, read_options
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, invalid_input, read_completion, short
 from rewardsmith.verifiers.options import NonEmpty, Unique, declare, option
@@ -93,7 +93,7 @@ class ChoiceVerifier(Verifier):
             named = named | read_statement(statement.text, options, self.accept_text)
         final = max(s.start for s in answer.statements if s.form != "offer")
         for said in working(text.text, sentence_start(text.text, final)):
-            named = named | ends_on_label(said, options)
+            named = named | said_in_working(said, options, self.accept_text)
         chosen = sorted(options.labels[i] for i in named.indices) + sorted(named.outside)
         details.update(named=chosen, denied=sorted(named.denied))
         if named.count == 0:

@@ -100,14 +100,17 @@ def in_shape(span: str, options: Options, accept_text: bool = True) -> bool:
     return not rest or not accept_text or rest == own or own.startswith(rest + " ")
 
 
-_LAST_LABEL = re.compile(r"(?<![A-Za-z0-9])[(\[]?([A-Z])[)\]]?[\s.!?,;:。！？]*$")
+_LAST_LABEL = re.compile(r"(?<![A-Za-z0-9.,])[(\[]?([A-Z]|[0-9]{1,2})[)\]]?[\s.!?,;:。！？]*$")
 
 
-def ends_on_label(sentence: str, options: Options) -> Named:
-    """The option a sentence of the working states by ending on its label, in any words and any language
-    ("So the result is C.", "La respuesta es **C**.", "答案是Ｃ。"): a reader takes a sentence that ends on a
-    label as naming it. Only a capital that is one of the row's labels counts (a sentence ending "... a." is
-    no statement)."""
+def said_in_working(sentence: str, options: Options, accept_text: bool = True) -> Named:
+    """The option a sentence of the working states: by ending on its label, in any words and any language
+    ("So the result is C.", "La respuesta es **C**.", "答案是Ｃ。", "My gut says 3." where 3 is a label), or by
+    being, whole, a statement in a documented shape of one option ("C is correct.", "Jupiter."). A reader takes
+    either as naming it. Only a capital or a number that is one of the row's labels counts (a sentence ending
+    "... a." is no statement)."""
+    if in_shape(sentence, options, accept_text):
+        return read_statement(sentence, options, accept_text)
     last = _LAST_LABEL.search(looks(sentence))
     if not last or last.group(1) not in seen(options).labels:
         return Named()

@@ -128,3 +128,9 @@ def test_a_bare_digit_label_after_the_label_is_a_second_label(completion):
 @pytest.mark.parametrize("completion", ["The answer is 2) 100 C", "The answer is 2: 100 C", "(2)", "The answer is 2."])
 def test_a_digit_label_with_its_own_text_keeps_paying(completion):
     assert paid(completion, DIGIT_ROW, answer="2") == 1.0
+
+
+def test_a_working_sentence_ending_on_a_digit_label_names_it():
+    assert paid("My gut says 3. The answer is 2.", DIGIT_ROW, answer="2") == 0.0
+    assert paid("Option 3 is wrong, it is 150 C.\nThe answer is 2.", DIGIT_ROW, answer="2") == 1.0
+    assert paid("Water boils at 100 C at sea level. The answer is 2.", DIGIT_ROW, answer="2") == 1.0

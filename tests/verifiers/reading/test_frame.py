@@ -106,7 +106,7 @@ def test_the_feedback_quotes_what_breaks_the_frame() -> None:
 def test_a_sentence_of_the_working_that_ends_on_another_label_names_it() -> None:
     """choice: a sentence ending on a label states it, in any words and any script; other sentences do not."""
     hedges = ("Someone reckons C.\nThe answer is (B).", "Resultado: **С**.\nThe answer is (B).",
-              "答案是Ｃ。The answer is B.")
+              "答案是Ｃ。The answer is B.", "C is correct. The answer is B.", "Option C. The answer is B.")
     for hedge in hedges:
         got, _, feedback = score("choice", hedge)
         assert got == 0.0 and "hedge" in feedback, (hedge, feedback)
