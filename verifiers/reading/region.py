@@ -63,10 +63,12 @@ def hinted(verdict: Verdict, region: Region) -> Verdict:
 
 
 def answer_region(completion: str, prompt_opens_think: bool = False, keep_style: bool = False) -> Region:
-    """What a reader sees of the completion (:func:`readable_text`: a tag inside a comment is no tag),
-    without its reasoning blocks (module docstring). A removed block leaves a space, so the words on
-    either side of it never join. ``keep_style`` keeps emphasis markers as characters, for a family whose
-    answer is data a third party reads raw (``3*4*5`` is an expression, not an italic 4)."""
+    """What a reader sees of the completion (:func:`visible`: a tag inside a comment is no tag), without its
+    reasoning blocks (module docstring); empty, saying why in ``unreadable``, when nothing in it reads as
+    written (a redefinition, a bidi override, HTML outside :mod:`~rewardsmith.verifiers.reading.html`'s
+    grammar). A removed block leaves a space, so the words on either side of it never join. ``keep_style``
+    keeps emphasis markers as characters, for a family whose answer is data a third party reads raw
+    (``3*4*5`` is an expression, not an italic 4)."""
     seen = visible(completion, keep_style=keep_style)
     if not seen.readable:
         return Region("", unreadable=f"the completion {_redefines(seen.redefines)}: nothing in it reads as written")
