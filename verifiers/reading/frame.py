@@ -46,10 +46,11 @@ def _alternatives(words: tuple[str, ...]) -> str:
 
 _LEAD_IN = re.compile(rf"(?:(?:{_alternatives(CONNECTIVES)})\s*[,:;]?\s*)*(?:{_PHRASE}\s*:?\s*)?", re.IGNORECASE)
 _CLOSING = re.compile(rf"(?:(?:{_alternatives(CLOSINGS)})\s*[.!]*\s*)*", re.IGNORECASE)
+TAG = r"<\s*/?\s*[A-Za-z][^<>]*>"  # an HTML tag: <answer>, </b>, a stray </think>; it renders as nothing
 # Marks that render as nothing or only close what the statement opened.
 _MARKS = re.compile(
-    r"<\s*/?\s*[A-Za-z][^<>]*>"  # an HTML tag: <answer>, </b>, a stray </think>
-    r"|\\[()\[\]]|\\(?:quad|qquad|,|;|!)"  # \( \) \[ \] and spacing
+    TAG
+    + r"|\\[()\[\]]|\\(?:quad|qquad|,|;|!)"  # \( \) \[ \] and spacing
     r"|^[ \t]*(?:#{1,6}|>|[-+*]|\d+[.)])[ \t]"  # a heading, quote or list marker opening a line
     r"|[*_~$`\"'“”‘’()\[\]{}]",
     re.MULTILINE,

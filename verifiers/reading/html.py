@@ -21,9 +21,9 @@ code and comments are text, not markup, and are not read here.
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 
-from rewardsmith.verifiers.reading.markdown import code_ranges
+from rewardsmith.verifiers.reading.markdown import code_ranges, start_tag
+from rewardsmith.verifiers.reading.visible import blank
 
 
 def _names(words: str) -> frozenset[str]:
@@ -55,20 +55,6 @@ _TAG = re.compile(
 )
 
 
-class _Tags(HTMLParser):
-    """Every start tag's name and attribute names, as an HTML parser reads them."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[tuple[str, list[str]]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, [name for name, _ in attrs]))
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-
-
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 
 
@@ -78,18 +64,12 @@ def unreadable_tag(source: str) -> str:
     comments are text."""
     if "<" not in source:
         return ""
-    text = _COMMENT.sub(" ", _blank(source, code_ranges(source)))
+    text = _COMMENT.sub(" ", blank(source, code_ranges(source)))
     for raw in _TAG.findall(text):
-        parser = _Tags()
-        parser.feed(raw)
-        parser.close()
-        for name, attributes in parser.tags:
-            if (name in STANDARD and name not in READABLE) or any(a not in ATTRIBUTES for a in attributes):
-                return raw
+        tag = start_tag(raw)
+        if tag is None:
+            continue
+        name, attributes = tag
+        if (name in STANDARD and name not in READABLE) or any(a not in ATTRIBUTES for a in attributes):
+            return raw
     return ""
-
-
-def _blank(text: str, ranges: list[tuple[int, int]]) -> str:
-    for start, end in ranges:
-        text = text[:start] + " " * (end - start) + text[end:]
-    return text

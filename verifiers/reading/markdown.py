@@ -265,15 +265,19 @@ def _inline(children: list[Any], place: Any, length: int, out: MarkdownReading) 
 
 
 class _OneTag(HTMLParser):
-    """Reads one HTML tag: its name, whether it closes, whether the element hides its content."""
+    """Reads one HTML tag: its name, whether it closes, whether the element hides its content, and the names of
+    its attributes."""
 
     def read(self, raw: str) -> tuple[str, bool, bool] | None:
         self.reset()
         self.found: tuple[str, bool, bool] | None = None
+        self.attributes: tuple[str, ...] = ()
         self.feed(raw)
         return self.found
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.found is None:
+            self.attributes = tuple(name for name, _ in attrs)
         self.found = self.found or (tag, False, _hides(tag, attrs))
 
     def handle_endtag(self, tag: str) -> None:
@@ -281,6 +285,12 @@ class _OneTag(HTMLParser):
 
 
 _ONE_TAG = _OneTag()
+
+
+def start_tag(raw: str) -> tuple[str, tuple[str, ...]] | None:
+    """An HTML start tag's name and attribute names, as an HTML parser reads them; None for anything else."""
+    found = _ONE_TAG.read(raw)
+    return (found[0], _ONE_TAG.attributes) if found is not None and not found[1] else None
 
 
 def _tag(raw: str) -> tuple[str, bool, bool] | None:

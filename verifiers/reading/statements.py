@@ -43,7 +43,7 @@ from typing import Literal
 from rewardsmith.verifiers.reading.answer_tags import ANSWER_TAG, answer_tags
 from rewardsmith.verifiers.reading.boxes import BOX_COMMAND, boxes
 from rewardsmith.verifiers.reading.commitment import denied_before, denied_start, retraction_in, withdrawn_after
-from rewardsmith.verifiers.reading.frame import unframed
+from rewardsmith.verifiers.reading.frame import TAG, unframed
 from rewardsmith.verifiers.reading.region import Region, answer_region
 
 Form = Literal["answer_tag", "boxed", "phrase", "bare"]
@@ -107,7 +107,7 @@ _ALSO = re.compile(
     re.IGNORECASE,
 )
 _COLOR = re.compile(r"\\(?:text)?color\s*\{[^{}]*\}")  # a visible colour (white text is removed as hidden)
-_TAGS = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_TAGS = re.compile(TAG)
 _DRESS = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mbox|emph)\s*\{([^{}]*)\}")
 
 

@@ -58,7 +58,7 @@ def visible(source: str, keep_code: bool = False, keep_style: bool = False) -> V
         if keep_code:
             code = set(code_ranges(source))
             hidden = [r for r in hidden if r not in code]
-        latex = read_latex(_blank(source, hidden))  # LaTeX is not read inside code either
+        latex = read_latex(blank(source, hidden))  # LaTeX is not read inside code either
     except Exception:  # a parser failing on what a completion wrote: nothing in it can be vouched for
         return Visible(source, "", (), ("(unreadable markup)",))
     edits = [(s, e, "\n" if "\n" in source[s:e] else " ") for s, e in _union([*hidden, *latex.hidden])]
@@ -98,7 +98,7 @@ def readable_text(source: str, keep_style: bool = False) -> str:
     return seen.text if seen.readable else ""
 
 
-def _blank(text: str, ranges: list[tuple[int, int]]) -> str:
+def blank(text: str, ranges: list[tuple[int, int]]) -> str:
     """``text`` with ``ranges`` overwritten by spaces (line breaks kept): same length, nothing to read there."""
     if not ranges:
         return text
