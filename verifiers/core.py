@@ -12,6 +12,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from rewardsmith.verifiers.trajectory import Trajectory, TrajectoryError, from_messages
+
 Status = Literal["ok", "no_answer", "invalid_input", "timeout", "error"]
 STATUSES: tuple[Status, ...] = ("ok", "no_answer", "invalid_input", "timeout", "error")
 
@@ -104,6 +106,19 @@ class Sample:
         value = lookup(self.fields, name)
         return default if value is MISSING else value
 
+    def trajectory(self) -> Trajectory | None:
+        """The rollout this sample scores: the :class:`Trajectory` an adapter put in the ``trajectory`` field,
+        or one read from a chat-message completion (with the ``stop_reason`` and ``env_reward`` fields);
+        ``None`` for a string completion. Raises :class:`TrajectoryError` for messages that cannot be read."""
+        given = self.fields.get(TRAJECTORY_FIELD)
+        if isinstance(given, Trajectory):
+            return given
+        completion = self.completion
+        if isinstance(completion, str) or completion is None:
+            return None
+        return from_messages(self.prompt, completion, stop_reason=self.fields.get(STOP_REASON_FIELD),
+                             env_reward=self.fields.get(ENV_REWARD_FIELD))
+
 
 @dataclass(kw_only=True)
 class Verdict:
@@ -175,25 +190,71 @@ class Verdict:
 
 
 COMPLETION_ERROR = "completion_error"
+# The fields a rollout's record travels in (docs/agents.md).
+TRAJECTORY_FIELD = "trajectory"
+STOP_REASON_FIELD = "stop_reason"
+ENV_REWARD_FIELD = "env_reward"
 
 
 def read_completion(sample: Sample) -> str | Verdict:
-    """The completion's text, or an ``invalid_input`` verdict saying why there is none.
+    """The text an answer verifier reads, or a verdict saying why there is none.
 
-    An empty string is a real (empty) generation and is returned as is: scoring it as
-    invalid input would let a policy dodge length and format penalties by saying nothing.
+    A string completion is read as is. A rollout (chat messages, or a ``trajectory`` field) is read only
+    at its final answer (:meth:`Trajectory.final_answer`: the last sampled assistant message without tool
+    calls), never at a tool's output or a context message; a rollout that stopped other than ``done``
+    (``max_turns``, ``max_length``, ...) or whose policy last called a tool states no answer (``no_answer``).
+    An empty string is a real (empty) generation and is returned as is: scoring it as invalid input would
+    let a policy dodge length and format penalties by saying nothing.
     """
+    problem = completion_problem(sample)
+    if problem is not None:
+        return problem
+    if isinstance(sample.completion, str):
+        return sample.completion
+    trajectory = sample.trajectory()
+    assert trajectory is not None  # completion_problem() read it
+    why = unanswered(trajectory)
+    if why:
+        return Verdict(score=0.0, correct=False, status="no_answer", feedback=why,
+                       details={"stop_reason": trajectory.stop_reason})
+    final = trajectory.final_answer()
+    assert final is not None  # unanswered() said it has one
+    return final.content
+
+
+def completion_problem(sample: Sample) -> Verdict | None:
+    """An ``invalid_input`` verdict when the sample has no completion a verifier can read (none, an empty
+    message list, messages that are not a rollout), else ``None``: the check every family makes first,
+    including those that read a rollout's calls rather than its answer."""
     completion = sample.completion
-    if completion is None:  # an adapter that could not find the completion says why in this field
+    if completion is None and not isinstance(sample.fields.get(TRAJECTORY_FIELD), Trajectory):
+        # an adapter that could not find the completion says why in this field
         return invalid_input(str(sample.get(COMPLETION_ERROR) or "sample has no completion"),
                              missing_field="completion")
     if isinstance(completion, str):
-        return completion
-    if isinstance(completion, Sequence) and all(isinstance(m, Mapping) for m in completion):
-        if not completion:
-            return invalid_input("completion is an empty list of chat messages")
-        return sample.completion_text
-    return invalid_input(f"completion must be a string or a list of chat messages, got {type(completion).__name__}")
+        return None
+    if isinstance(completion, Sequence) and not completion:
+        return invalid_input("completion is an empty list of chat messages")
+    try:
+        trajectory = sample.trajectory()
+    except TrajectoryError as exc:
+        return invalid_input(f"completion: {exc}")
+    if trajectory is None:
+        return invalid_input(f"completion must be a string or a list of chat messages, got {type(completion).__name__}")
+    return None
+
+
+def unanswered(trajectory: Trajectory) -> str:
+    """Why the rollout has no final answer an outcome reward may pay, or ``""``."""
+    if trajectory.stop_reason not in (None, "done"):
+        return (f"the rollout stopped at {trajectory.stop_reason}, not done: an unfinished rollout earns no "
+                "outcome reward")
+    sampled = trajectory.sampled_turns()
+    if not sampled:
+        return "the rollout has no assistant message the policy generated"
+    if trajectory.final_answer() is None:
+        return "the policy's last turn calls a tool: the rollout states no final answer"
+    return ""
 
 
 def invalid_input(message: str, missing_field: str | None = None, **details: Any) -> Verdict:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from rewardsmith.verifiers.core import Sample, Verdict, Verifier, invalid_input, read_completion
+from rewardsmith.verifiers.core import Sample, Verdict, Verifier, completion_problem, invalid_input
 from rewardsmith.verifiers.options import Range, declare, option
 from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, Region, hinted
 from rewardsmith.verifiers.registry import register
@@ -78,9 +78,9 @@ class ToolCallVerifier(Verifier):
     prompt_opens_think: bool = option(False, PROMPT_OPENS_THINK_DOC)
 
     def _verify(self, sample: Sample) -> Verdict:
-        text = read_completion(sample)
-        if isinstance(text, Verdict):
-            return text
+        problem = completion_problem(sample)
+        if problem is not None:
+            return problem
         ground_truth = sample.get(self.calls_field)
         if ground_truth is None:
             return invalid_input(f"no expected calls in field {self.calls_field!r}", missing_field=self.calls_field)
