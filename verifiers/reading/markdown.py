@@ -25,7 +25,7 @@ _CLOSES = {"$$": "$$", "$": "$", "\\(": "\\)", "\\[": "\\]"}
 # Where Markdown may hide or re-spell something (code, ~~, a comment, an element that hides, an entity, a link's
 # target or reference, an indented block): the parser runs only on a completion that has one; it decides.
 TRIGGER = re.compile(
-    r"`|~~|<!--|<(?:del|s|strike|script|style|template|noscript|details)\b|<[A-Za-z][^<>]*\b(?:hidden|style)\b"
+    r"`|~|<!--|<(?:del|s|strike|script|style|template|noscript|details)\b|<[A-Za-z][^<>]*\b(?:hidden|style)\b"
     r"|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);|\]\s*[(\[:]|^(?: {4}|\t)"
     r"|\*\S|\S\*|(?<![A-Za-z0-9])_\S|\S_(?![A-Za-z0-9])|<(?:b|strong|em|i|u|mark)>",
     re.IGNORECASE | re.MULTILINE,
@@ -137,7 +137,9 @@ def read_markdown(text: str) -> MarkdownReading:
             place = _placer(token.content, lines, line_starts, first)
             out.hidden += [(place(a), place(b)) for a, b in _html_hidden(token.content)]
         elif token.type == "inline" and token.children:
-            _inline(token.children, _placer(token.content, lines, line_starts, first), len(token.content), out)
+            place = _placer(token.content, lines, line_starts, first)
+            _inline(token.children, place, len(token.content), out)
+            out.hidden += [(place(a), place(b)) for a, b in single_tilde_strikes(token.content)]
     out.hidden += _collapsed(source, out.hidden)
     out.hidden += _carried(source, out)
     # A comment never closed: a browser shows nothing after it (CommonMark would print it; the stricter reading).
@@ -149,6 +151,17 @@ def read_markdown(text: str) -> MarkdownReading:
         if row not in shown_lines and _REFERENCE.match(line):
             out.hidden.append((line_starts[row], line_starts[row] + len(line)))
     return out
+
+
+# GitHub's Markdown strikes ~text~ as it strikes ~~text~~ (CommonMark's extension reads only the double run):
+# an opening single tilde before a non-space, a closing one after a non-space, neither beside another tilde.
+_SINGLE_TILDE = re.compile(r"(?<!~)~(?=[^\s~])(?:[^~]|~~+)*?(?<=[^\s~])~(?!~)")
+
+
+def single_tilde_strikes(content: str) -> list[tuple[int, int]]:
+    """Where a paragraph's ``~text~`` lies: struck on GitHub, so not text every renderer surely shows (an answer
+    there is not read)."""
+    return [m.span() for m in _SINGLE_TILDE.finditer(content)]
 
 
 _DETAILS = re.compile(r"<(/?)details\b([^<>]*)>", re.IGNORECASE)

@@ -11,8 +11,10 @@ guess, ``The answer is 7. </think> The answer is 5.`` reads as 5; without it, as
 * ``prompt_opens_think`` on: everything up to the first ``</think>`` is reasoning; a completion that never
   closes it states nothing.
 
-Then, either way, every ``<think>…</think>`` block the completion opens itself is reasoning, and a block
-it opens and never closes hides everything after it: reasoning that never ends is not an answer.
+Then, either way, a ``<think>…</think>`` block the completion opens *before any answer text* is reasoning,
+and such a block it never closes hides everything after it: reasoning that never ends is not an answer.
+Reasoning comes first: a ``<think>`` opened after answer text hides nothing (its tags are dropped and its
+text is read), so a retraction or a second value written into a late block is seen, as a reader sees it.
 """
 
 from __future__ import annotations
@@ -100,7 +102,9 @@ def source_region(completion: str, prompt_opens_think: bool = False) -> Region:
 
 
 def _cut(text: str, tags: list[tuple[int, int, bool]], prompt_opens_think: bool) -> Region:
-    """``text`` without the reasoning blocks its ``tags`` (start, end, closing) delimit."""
+    """``text`` without the reasoning blocks its ``tags`` (start, end, closing) delimit: reasoning comes first,
+    so only a block opened before any answer text is one; a ``<think>`` after answer text hides nothing (its
+    tags go, its text is read as the answer region's: a second value there is a hedge)."""
     cursor, stray = 0, False
     if prompt_opens_think:
         first_close = next((tag for tag in tags if tag[2]), None)
@@ -109,16 +113,20 @@ def _cut(text: str, tags: list[tuple[int, int, bool]], prompt_opens_think: bool)
         cursor = first_close[1]
         tags = [tag for tag in tags if tag[0] >= cursor]
     kept: list[str] = []
-    inside = False
+    inside = late = False  # late: a <think> opened after answer text, read as text
     for start, end, closing in tags:
-        if not closing and not inside:
+        if not closing and not inside and not late:
             kept.append(text[cursor:start])
-            inside = True
+            cursor = end
+            if "".join(kept).strip():
+                late = True
+            else:
+                inside = True
         elif closing and inside:
             inside, cursor = False, end
-        elif closing:  # a close with nothing open: the tag goes, the text before it stays
+        elif closing or late:  # a tag that opens or closes nothing: it goes, the text before it stays
             kept.append(text[cursor:start])
-            cursor, stray = end, True
+            cursor, stray = end, stray or (closing and not late)
     if not inside:
         kept.append(text[cursor:])
     return Region(" ".join(kept), stray)

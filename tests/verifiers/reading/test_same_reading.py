@@ -38,6 +38,8 @@ SHAPES = [
     ("The answer is <!-- \\boxed{5} --> unclear.", 0.0),
     ("The answer is `\\boxed{5}`.", 0.0),
     ("The answer is ~~\\boxed{5}~~.", 0.0),
+    ("The answer is ~\\boxed{5}~.", 0.0),  # GitHub strikes a single-tilde run too
+    ("It is ~ not struck ~ here. The answer is \\boxed{5}.", 1.0),  # a tilde beside a space opens nothing
     ("The answer is \\boxed{\\phantom{5}}.", 0.0),
     ("The answer is \\boxed{\\cancel{5}}.", 0.0),
     ("The answer is \\boxed{\\textcolor{white}{5}}.", 0.0),
@@ -118,7 +120,10 @@ REGION_SHAPES = [
     ("<think>{w}</think>\n{a}", False, 1.0),  # a block the completion opens is reasoning
     ("<think>{a}</think>\n{w}", False, 0.0),
     ("<think>{a}", False, 0.0),  # never closed: all reasoning
-    ("{a}\n<think>{w}", False, 1.0),  # ... and it hides what follows it
+    ("{a}\n<think>{w}", False, 0.0),  # reasoning comes first: a block opened after the answer hides nothing
+    ("{a}\n<think>{w}</think>", False, 0.0),
+    ("<think>{w}</think>\n{a}\n<think>{w}</think>", False, 0.0),
+    ("<think>{w}</think>\n<think>{w}</think>\n{a}", False, 1.0),  # blocks before any answer text are reasoning
     ("{w}\n</think>\n{a}", False, 0.0),  # a stray close hides nothing: both are read, a hedge
     ("{w}\n</think>\n{a}", True, 1.0),  # unless the spec says the template opened the block
     ("{a}\n</think>\n{w}", True, 0.0),

@@ -87,7 +87,8 @@ def test_reasoning_and_comments_are_never_read():
     assert texts("The answer is B.</think>The answer is C.") == ["B", "C"]
     assert final_answer("The answer is B.</think>The answer is C.", prompt_opens_think=True).texts == ["C"]
     assert final_answer("<!-- The answer is B. -->") is None
-    assert visible_region("a<think>x</think>b") == "a b"
+    assert visible_region("<think>x</think>b") == " b"
+    assert visible_region("a<think>x</think>b") == "a x b"  # reasoning comes first: a late block is text
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,7 @@ def seen(text: str) -> str:
     f"<!--\n\\boxed{{{SECRET}}}\n-->\nThe answer is 5.",  # comment block
     f"The answer is 5. <!-- never closed {SECRET}",  # a comment that never closes hides the rest
     f"The answer is ~~{SECRET}~~ 5.",  # strikethrough
+    f"The answer is ~{SECRET}~ 5.",  # ... and GitHub's single-tilde run
     f"The answer is <del>{SECRET}</del> 5.",
     f"The answer is <s>{SECRET}</s> 5.",
     f"The answer is <S>{SECRET}</S> 5.",
@@ -77,7 +78,7 @@ def test_markdown_that_hides_text_is_not_seen(completion: str) -> None:
     ("Pay $40 then 25% off, so $30.", "25% off"),
     ("Pay $40 then 25% off, so $30. \\phantom{x}", "25% off, so $30."),  # the same where the walker runs
     ("50% of them, so 12.", "50% of them"),  # a percent sign in prose is not a comment
-    ("x ~ 5 and a ~single~ tilde", "~single~"),  # a single tilde strikes nothing
+    ("x ~ 5 and a ~ tilde", "x ~ 5 and a ~ tilde"),  # a tilde beside a space strikes nothing
     ("$a ~~b~~ c$", "~~b~~"),  # inside math, Markdown reads nothing
     ("$`x`$ and \\(`y`\\)", "`y`"),
     ("`<!--` closes nothing; the answer is 5.", "the answer is 5"),

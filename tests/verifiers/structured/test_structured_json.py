@@ -251,7 +251,9 @@ def test_unclosed_reasoning_hides_everything():
 def test_the_answer_is_the_source_without_its_reasoning_blocks():
     assert score(" <think>a</think>" + RIGHT).score == 1.0
     assert score("<think>a").status == "no_answer"  # never closed: all reasoning
-    assert score(RIGHT + "<think>second thoughts: age 37").score == 1.0  # an unclosed block hides the rest
+    # reasoning comes first: a block opened after the document hides nothing, it is text after the document
+    assert score(RIGHT + "<think>second thoughts: age 37").score == 0.0
+    assert score(RIGHT + "<think>second thoughts: age 37</think>").score == 0.0
     assert score("<!-- <think> -->" + RIGHT).score == 0.0  # a tag in a comment is no tag: the comment stays, not JSON
     # The same rule as every family: a block is reasoning wherever it stands, even inside a string.
     assert score('{"a": "<think>b</think>"}', schema=None, reference={"a": "<think>b</think>"}).score == 0.0
