@@ -58,6 +58,7 @@ BUILTINS: dict[str, str] = {
     "gate": "compose",
     "route": "compose",
     "cascade": "compose",
+    "agent": "agent",
     "orm": "reward_model",
     "prm": "reward_model",
 }

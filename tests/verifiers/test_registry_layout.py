@@ -21,10 +21,11 @@ from conftest import REPO
 
 from rewardsmith.verifiers.registry import BUILTINS, ENTRY_POINT_GROUP, get_factory
 
-# The verifier table of docs/reward-specs.md and the "Serving: `orm` and `prm`" section of docs/reward-models.md.
+# The verifier table of docs/reward-specs.md and the "Serving: `orm` and `prm`" section of
+# docs/reward-models.md.
 DOCUMENTED = {"math", "code", "brier", "judge", "cascade", "ifeval", "format", "json", "overlong", "cosine",
               "repetition", "weighted", "min", "max", "gate", "route", "orm", "prm", "tool_call", "choice", "qa",
-              "reasoning_gym"}
+              "reasoning_gym", "agent"}
 
 
 def _fresh(code: str) -> subprocess.CompletedProcess[str]:

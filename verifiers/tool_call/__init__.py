@@ -43,6 +43,7 @@ from rewardsmith.verifiers.registry import register
 from rewardsmith.verifiers.tool_call.expected import ExpectedCall, RowError, read_expected
 from rewardsmith.verifiers.tool_call.match import call_problem, pair
 from rewardsmith.verifiers.tool_call.parse import Call, Limits, Reading, read_calls
+from rewardsmith.verifiers.trajectory import to_messages
 
 __all__ = ["ToolCallVerifier"]
 
@@ -90,8 +91,13 @@ class ToolCallVerifier(Verifier):
             return invalid_input(str(exc))
         offered = [*(docs or {}), *(e.name for e in expected)]
         limits = Limits(self.max_chars, self.max_calls, self.max_depth)
-        reading = read_calls(sample.completion, self.format, limits, offered, self.prompt_opens_think)
-        return hinted(self._judge(reading, expected, docs is not None), Region("", reading.stray_close))
+        trajectory = sample.trajectory()
+        completion = sample.completion if trajectory is None else to_messages(trajectory.messages)
+        reading = read_calls(completion, self.format, limits, offered, self.prompt_opens_think)
+        verdict = self._judge(reading, expected, docs is not None)
+        if trajectory is not None:  # what the environment recorded of each call, beside what was read
+            verdict.details["statuses"] = [record.status for record in trajectory.calls()]
+        return hinted(verdict, Region("", reading.stray_close))
 
     def _judge(self, reading: Reading, expected: list[ExpectedCall], typed: bool) -> Verdict:
         details: dict[str, Any] = {

@@ -315,12 +315,13 @@ Turn = tuple[Region, Mapping[str, Any] | None]
 
 
 def _assistant_turns(completion: Text, prompt_opens_think: bool = False) -> list[Turn]:
-    """(answer region, message) for each assistant turn: its source without reasoning blocks
+    """(answer region, message) for each assistant turn the policy generated: its source without reasoning blocks
     (:func:`~rewardsmith.verifiers.reading.source_region`, the rule every family reads by), as a runtime's
     reasoning parser hands it to the tool parser; a plain string is one turn without a message."""
     if isinstance(completion, str):
         return [(source_region(completion, prompt_opens_think), None)]
-    turns = [m for m in completion if isinstance(m, Mapping) and m.get("role", "assistant") == "assistant"]
+    turns = [m for m in completion if isinstance(m, Mapping) and m.get("role", "assistant") == "assistant"
+             and m.get("sampled", True) is not False]  # an assistant turn the policy did not generate is context
     return [(source_region(message_text([m]), prompt_opens_think), m) for m in turns]
 
 

@@ -8,7 +8,9 @@
   what the environment recorded when it ran the call (``ok``, ``error``, ``unknown_tool``,
   ``bad_arguments``, ``timeout``, ``truncated``); without it the status is ``unknown``. Nothing is read from
   the result's text.
-* ``developer`` is read as ``system``; content given as parts keeps its text parts.
+* ``developer`` is read as ``system``; content given as parts is read part by part (``text``,
+  ``output_text``, ``input_text``, ``refusal``); a part of any other type (an image, audio, a file) is
+  refused, since what a user sees and nobody read could hold anything.
 
 A message that cannot be read raises :class:`TrajectoryError`, naming the message: a row is reported,
 never guessed.
@@ -124,16 +126,29 @@ def _message(raw: Mapping[str, Any], index: int, rollout: bool) -> Message:
     return Message(role, content)
 
 
+# Content parts whose text a reader sees, and the key that holds it (OpenAI's chat and Responses shapes).
+_TEXT_PARTS = {"text": "text", "output_text": "text", "input_text": "text", "refusal": "refusal"}
+
+
 def _text(content: Any, where: str) -> str:
+    """A message's visible text. Parts are read by type; a part no reader's text holds (an image, audio, a
+    file) is refused rather than skipped: what a user sees and nobody read could hold anything."""
     if content is None:
         return ""
     if isinstance(content, str):
         return content
-    if isinstance(content, Sequence):
-        parts = [p.get("text", "") for p in content if isinstance(p, Mapping) and p.get("type", "text") == "text"]
-        if all(isinstance(p, str) for p in parts):
-            return "".join(parts)
-    raise TrajectoryError(f"{where}: content must be text or a list of text parts, got {type(content).__name__}")
+    if isinstance(content, str | bytes) or not isinstance(content, Sequence):
+        raise TrajectoryError(f"{where}: content must be text or a list of parts, got {type(content).__name__}")
+    texts = []
+    for part in content:
+        kind = part.get("type", "text") if isinstance(part, Mapping) else None
+        key = _TEXT_PARTS.get(kind) if isinstance(kind, str) else None
+        if key is None or not isinstance(part.get(key), str):
+            shown = kind if isinstance(kind, str) else type(part).__name__
+            raise TrajectoryError(f"{where}: a content part of type {shown!r} cannot be read as text "
+                                  f"(parts read: {', '.join(_TEXT_PARTS)})")
+        texts.append(part[key])
+    return "\n\n".join(texts)  # each part its own block: words of two parts never join ("1" + "8" is not 18)
 
 
 def _calls(items: Any) -> list[Any]:

@@ -105,12 +105,43 @@ class Trajectory:
             raise ValueError("a prompt message is never sampled: the policy did not generate it in this rollout")
 
     def final_answer(self) -> Message | None:
-        """The last sampled assistant message, when it makes no tool call; else ``None``: a rollout whose
-        policy last called a tool (or never spoke) has stated no final answer, whatever a tool returned."""
-        sampled = [m for m in self.messages if m.role == "assistant" and m.sampled]
-        if not sampled or sampled[-1].tool_calls:
+        """The policy's last turn, when it makes no tool call; else ``None``: a rollout whose policy last called
+        a tool (or never spoke) has stated no final answer, whatever a tool returned. A turn is the run of
+        sampled assistant messages with no other message between them: one split across messages is read
+        whole (its parts joined by a blank line), so an answer in one part and another in the next is seen."""
+        turn = self.last_turn()
+        if not turn or any(m.tool_calls for m in turn):
             return None
-        return sampled[-1]
+        if len(turn) == 1:
+            return turn[0]
+        return Message("assistant", "\n\n".join(m.content for m in turn), sampled=True,
+                       finish_reason=turn[-1].finish_reason)
+
+    def last_turn(self) -> list[Message]:
+        """The messages of the policy's last turn (see :meth:`final_answer`); empty when it never spoke."""
+        turns = self.turns()
+        return turns[-1] if turns else []
+
+    def turns(self) -> list[list[Message]]:
+        """The policy's turns, in order: each the run of sampled assistant messages with no other message
+        between them."""
+        grouped: dict[int, list[Message]] = {}
+        for i, turn in self.turn_numbers().items():
+            grouped.setdefault(turn, []).append(self.messages[i])
+        return [grouped[t] for t in sorted(grouped)]
+
+    def turn_numbers(self) -> dict[int, int]:
+        """The policy turn (from 0) each sampled assistant message belongs to, by its index in ``messages``."""
+        numbers: dict[int, int] = {}
+        turn, previous = -1, False
+        for i, message in enumerate(self.messages):
+            sampled = message.role == "assistant" and message.sampled
+            if sampled and not previous:
+                turn += 1
+            if sampled:
+                numbers[i] = turn
+            previous = sampled
+        return numbers
 
     def sampled_turns(self) -> list[tuple[int, Message]]:
         """(index in ``messages``, message) of each assistant message the policy generated."""

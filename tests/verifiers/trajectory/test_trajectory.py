@@ -150,3 +150,51 @@ def test_an_adapters_trajectory_field_is_authoritative():
     assert build("math").verify(Sample(completion=None, fields={"answer": "5", "trajectory": t})).score == 1.0
     unfinished = Trajectory(messages=t.messages, stop_reason="max_turns")
     assert build("math").verify(Sample(completion=None, fields={"answer": "5", "trajectory": unfinished})).score == 0.0
+
+
+# ----------------------------------------------------------------------------- tool calls over a rollout
+
+WEATHER = [{"get_weather": {"city": ["Paris"]}}]
+
+
+def tool_call(completion, **fields):
+    return build("tool_call").verify(Sample(prompt="Weather in Paris?", completion=completion,
+                                            fields={"ground_truth": WEATHER, **fields}))
+
+
+def test_tool_call_reads_the_calls_the_policy_made_with_their_recorded_status():
+    right = calling(call("get_weather", '{"city": "Paris"}'))
+    v = tool_call([right, result("18C", status="ok"), say("It is 18C.")])
+    assert (v.score, v.details["statuses"]) == (1.0, ["ok"])
+    v = tool_call([right, result("no such city", status="error"), say("Sorry.")])
+    assert v.details["statuses"] == ["error"]
+    # a call in an assistant turn the policy did not generate is context, not the policy's call
+    supplied = {**right, "sampled": False}
+    v = tool_call([supplied, result("18C"), say("It is 18C.")])
+    assert (v.score, v.status) == (0.0, "no_answer")
+    # the policy's own second, wrong call is its call too
+    wrong = calling(call("get_weather", '{"city": "Rome"}', "c2"))
+    assert tool_call([right, result("18C"), wrong, result("21C", "c2"), say("ok")]).score == 0.0
+
+
+def test_a_turn_split_across_messages_is_read_whole():
+    split = [say("The answer is \\boxed{4}."), say("The answer is \\boxed{5}.")]
+    assert from_messages("q", split).final_answer().content == "The answer is \\boxed{4}.\n\nThe answer is \\boxed{5}."
+    assert math(split).score == 0.0  # two answers in one turn: a hedge
+    # after the environment spoke (a user's follow-up), the policy's new turn is its answer
+    revised = [say("The answer is \\boxed{4}."), {"role": "user", "content": "Check again."}, say("\\boxed{5}")]
+    assert math(revised).score == 1.0
+    assert math([say("The answer is \\boxed{5}."), calling(call("calc", "{}"))]).status == "no_answer"
+
+
+def test_content_parts_are_read_by_type_and_an_unread_part_is_refused():
+    parts = [{"type": "output_text", "text": "The answer is "}, {"type": "text", "text": "\\boxed{5}."}]
+    assert math([say(parts)]).score == 1.0
+    assert math([say([{"type": "text", "text": "\\boxed{5}"}, {"type": "refusal", "refusal": " or 4"}])]).score == 0.0
+    v = math([say([{"type": "text", "text": "\\boxed{5}"}, {"type": "image_url", "image_url": {"url": "x"}}])])
+    assert v.status == "invalid_input" and "image_url" in v.feedback
+
+
+def test_parts_never_join_into_one_word():
+    assert from_messages("q", [say([{"type": "text", "text": "1"}, {"type": "text", "text": "8"}])]).final_answer(
+    ).content == "1\n\n8"
