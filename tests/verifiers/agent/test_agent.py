@@ -129,3 +129,16 @@ def test_an_outage_is_an_error_and_an_unreadable_record_is_invalid_input():
     assert v.status == "error"
     v = score({"answer": "math"}, [{"role": "robot", "content": "x"}])
     assert v.status == "invalid_input" and "role" in v.feedback
+
+
+def test_every_bundled_rollout_gets_the_verdict_it_expects():
+    import json
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[3] / "data"
+    rows = [json.loads(line) for line in (data / "agent_examples.jsonl").read_text(encoding="utf-8").splitlines()]
+    reward = build(str(data / "agent.yaml"))
+    verdicts = reward.verify_batch([Sample.from_row(r) for r in rows])
+    assert len(rows) >= 10
+    for r, v in zip(rows, verdicts, strict=True):
+        assert (round(v.score, 6), v.status) == (r["expect"]["score"], r["expect"]["status"]), (r["case"], v.feedback)
