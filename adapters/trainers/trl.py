@@ -11,8 +11,12 @@ spec's score, and its components are logged as metrics (``log_metric``:
 wrong answer.
 
 TRL calls each reward function with ``prompts``, ``completions`` (strings, or chat messages
-when the prompts are chat), ``completion_ids``, every dataset column as a list, and
-``trainer_state`` / ``log_extra`` / ``log_metric``. The callables of one ``reward_funcs`` result
+when the prompts are chat: with ``tools`` or ``environment_factory``, the whole rollout, tool calls and
+tool results included, read as a :class:`~rewardsmith.verifiers.trajectory.Trajectory`), ``completion_ids``,
+every dataset column as a list, and ``trainer_state`` / ``log_extra`` / ``log_metric`` / ``environments``.
+An environment that subclasses :class:`~rewardsmith.adapters.trainers.recorded_tools.RecordsCalls` gives
+each tool result the status it recorded; otherwise statuses are ``unknown`` (never read from the text).
+The callables of one ``reward_funcs`` result
 share a scorer: the whole spec is verified ONCE per batch (so each part's ``verify_batch``
 runs once, with its pools and caches) and every callable returns its own part.
 
@@ -41,6 +45,7 @@ from typing import Any
 from rewardsmith.adapters.fields import label_fields, map_fields
 from rewardsmith.adapters.health import InputHealth
 from rewardsmith.adapters.on_error import ON_ERROR, OnError, RewardError, apply_on_error, check_on_error
+from rewardsmith.adapters.trainers.recorded_tools import with_statuses
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier
 from rewardsmith.verifiers.registry import build
 
@@ -51,6 +56,13 @@ Spec = str | Path | Mapping[str, Any] | Verifier
 PREFIX = "rewardsmith_"
 # Keyword arguments TRL passes that are not dataset columns.
 TRL_KWARGS = ("trainer_state", "log_extra", "log_metric", "completion_ids", "environments")
+
+
+def _recorded(completion: Any, environment: Any) -> Any:
+    """A rollout's messages with the statuses its environment recorded (:mod:`.recorded_tools`)."""
+    if environment is None or isinstance(completion, str) or not isinstance(completion, Sequence):
+        return completion
+    return with_statuses(completion, environment)
 
 
 def _columns_fix(field: str | None) -> str:
@@ -96,9 +108,13 @@ class _Scorer:
     def samples(self, prompts: Sequence[Any], completions: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Sample]:
         columns = {k: v for k, v in kwargs.items() if k not in TRL_KWARGS and isinstance(v, Sequence)
                    and not isinstance(v, str) and len(v) == len(completions)}
+        environments = kwargs.get("environments")
+        if not isinstance(environments, Sequence) or len(environments) != len(completions):
+            environments = [None] * len(completions)
         return [
-            Sample(prompt=prompt, completion=completion, fields=map_fields(self._row(columns, i), self.columns))
-            for i, (prompt, completion) in enumerate(zip(prompts, completions, strict=True))
+            Sample(prompt=prompt, completion=_recorded(completion, environment),
+                   fields=map_fields(self._row(columns, i), self.columns))
+            for i, (prompt, completion, environment) in enumerate(zip(prompts, completions, environments, strict=True))
         ]
 
     def _row(self, columns: Mapping[str, Sequence[Any]], i: int) -> dict[str, Any]:
