@@ -72,11 +72,22 @@ def stray_call(text: str, offered: Sequence[str]) -> str | None:
     if not text.strip():
         return None
     seen = visible(text).text
-    for view in (text, seen) if seen != text else (text,):  # hidden text included; entities as they render
+    # hidden text included; entities as they render; escapes as a renderer or a JSON parser decodes them
+    for view in dict.fromkeys((text, seen, decoded(text), decoded(seen))):
         found = _first(fold(view), offered)
         if found is not None:
             return found
     return None
+
+
+_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark: a backslash before ASCII punctuation
+
+
+def decoded(text: str) -> str:
+    """``text`` with its escapes decoded as whoever reads it decodes them: a JSON parser reads ``n\\u0061me`` as
+    ``name``, a Markdown renderer shows ``get\\_weather`` as ``get_weather``."""
+    return _MARKDOWN_ESCAPE.sub(r"\1", _JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text))
 
 
 def _first(folded: str, offered: Sequence[str]) -> str | None:

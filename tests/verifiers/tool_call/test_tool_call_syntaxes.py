@@ -71,6 +71,9 @@ OTHER_SYNTAXES = {
     "yaml_lines": "get_weather:\n  city: London\n  days: 3",
     "fullwidth_tag": "＜tool_call＞{＂name＂: ＂get_weather＂, ＂arguments＂: " + W + "}＜/tool_call＞",
     "invoke_tag": '<invoke name="get_weather"><parameter name="city">London</parameter></invoke>',
+    # escapes decoded as the reader decodes them: a JSON parser, a Markdown renderer
+    "json_unicode_escapes": '{"n\\u0061me": "get\\u005fweather", "arguments": {"city": "London", "days": 3}}',
+    "markdown_escaped_name": 'get\\_weather(city="London", days=3)',
 }
 
 
