@@ -40,10 +40,26 @@ VISIBLE_COLORS = frozenset(
     {"black", "red", "green", "blue", "cyan", "magenta", "brown", "darkgray", "gray", "olive", "orange", "purple",
      "teal", "violet"}
 )
+# Backgrounds on which default (black) text surely shows: content on any other (black, navy, a model's spec) may
+# be invisible, so it is read as hidden. A closed set again.
+LIGHT_BACKGROUNDS = frozenset({"white", "yellow", "cyan", "lime", "pink", "lightgray", "orange"})
+# Environments a reader surely sees the content of (LaTeX's and amsmath's, as math answers use them). Any other
+# (``comment``, one the completion defines, one a package prints nothing for) may show anything or nothing: a
+# completion that uses one has no readable answer.
+SHOWN_ENVIRONMENTS = frozenset({
+    "align", "aligned", "alignat", "alignedat", "array", "bmatrix", "Bmatrix", "cases", "dcases", "rcases",
+    "center", "description", "displaymath", "enumerate", "eqnarray", "equation", "flalign", "gather", "gathered",
+    "itemize", "math", "matrix", "multline", "pmatrix", "quote", "smallmatrix", "split", "subarray", "subequations",
+    "tabular", "vmatrix", "Vmatrix", "verbatim", "CD", "flushleft", "flushright", "quotation", "tabbing", "table",
+    "figure", "minipage", "tikzpicture", "proof", "theorem", "lemma", "solution", "document", "xalignat",
+    "xxalignat",
+})
 _NAMES = "|".join(sorted(HIDE | CROSS_OUT | COLOR | DEFINE | {"iffalse"}, key=len, reverse=True))
-TRIGGER = re.compile(r"\\(?:" + _NAMES.replace("*", r"\*") + r")(?![A-Za-z])")
+# a TeX conditional (\iftrue, \ifnum, ...) picks what renders; an environment may print nothing
+TRIGGER = re.compile(r"\\(?:(?:" + _NAMES.replace("*", r"\*") + r")(?![A-Za-z])|if[A-Za-z]*|begin\s*\{)")
 _PERCENT = re.compile(r"(?<!\\)%")
-_ARGS = {"phantom": 1, "hphantom": 1, "vphantom": 1, "textcolor": 2, "colorbox": 2, "fcolorbox": 3, "cancelto": 2}
+_ARGS = {"phantom": 1, "hphantom": 1, "vphantom": 1, "textcolor": 2, "colorbox": 2, "fcolorbox": 3, "cancelto": 2,
+         "pagecolor": 1}
 
 
 @dataclass
@@ -103,6 +119,8 @@ def _walk(nodes: Sequence[object] | None, group_end: int, out: LatexReading) -> 
             name = node.macroname
             if name in DEFINE:
                 out.redefines.append(_defined(siblings, i))
+            elif name.startswith("if") and name != "iffalse":  # a conditional: the completion picks what renders
+                out.redefines.append(f"(uses a TeX conditional, \\{name}, that picks what renders)")
             elif name == "iffalse":  # hidden up to the matching \fi of this level, or to the end
                 close = next((j for j in range(i + 1, len(siblings)) if _is_macro(siblings[j], "fi")), None)
                 out.hidden.append((node.pos, _end(siblings[close]) if close is not None else group_end))
@@ -110,11 +128,17 @@ def _walk(nodes: Sequence[object] | None, group_end: int, out: LatexReading) -> 
                 continue
             elif name in HIDE or name in CROSS_OUT or name in COLOR:
                 args, last = _arguments(node, siblings, i, _ARGS.get(name, 1))
-                colour = _text(args[0]) if name in COLOR and args else ""
-                if name == "color" and colour.lower() not in VISIBLE_COLORS:
-                    out.hidden.append((node.pos, group_end))  # white from here to the end of its group
+                modelled = any(getattr(a, "delimiters", ("{", "}"))[0] == "[" for a in args)  # \textcolor[gray]{1}
+                args = [a for a in args if getattr(a, "delimiters", ("{", "}"))[0] != "["]
+                colour = "" if modelled else _text(args[0]).lower() if name in COLOR and args else ""
+                if name in ("color", "pagecolor") and colour not in (
+                        VISIBLE_COLORS if name == "color" else LIGHT_BACKGROUNDS):
+                    out.hidden.append((node.pos, group_end))  # unseen from here to the end of its group
                     return
-                if name in HIDE or name in CROSS_OUT or (name == "textcolor" and colour.lower() not in VISIBLE_COLORS):
+                unseen = (name == "textcolor" and colour not in VISIBLE_COLORS) or (
+                    name in ("colorbox", "fcolorbox") and (_text(args[-2]).lower() if len(args) >= 2 else "")
+                    not in LIGHT_BACKGROUNDS) or (name in ("colorbox", "fcolorbox") and modelled)
+                if name in HIDE or name in CROSS_OUT or unseen:
                     if not args or len(args) < _ARGS.get(name, 1):  # \cancel B: TeX takes the next token
                         taken = [a for a in _nodes(node.nodeargd.argnlist if node.nodeargd else None) if a is not None]
                         end = _end(node) if len(taken) >= _ARGS.get(name, 1) else _bare_argument_end(siblings, last)
@@ -133,6 +157,8 @@ def _walk(nodes: Sequence[object] | None, group_end: int, out: LatexReading) -> 
         elif isinstance(node, LatexGroupNode):
             _walk(node.nodelist, _end(node) - 1, out)
         elif isinstance(node, LatexEnvironmentNode):
+            if node.environmentname.rstrip("*") not in SHOWN_ENVIRONMENTS:
+                out.redefines.append(f"(uses an environment a reader may not see: {node.environmentname})")
             _walk(node.nodelist, _end(node), out)
         i += 1
 

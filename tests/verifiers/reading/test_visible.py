@@ -135,6 +135,11 @@ def test_entities_inside_code_or_math_are_not_rendered() -> None:
     f"The answer is \\(\\boxed{{5}} % {SECRET}\\).",
     f"The answer is $\\boxed{{5}}$. \\iffalse \\boxed{{{SECRET}}} \\fi",
     f"The answer is $\\boxed{{5}}$. \\iffalse \\boxed{{{SECRET}}}",  # never closed: hides the rest
+    f"The answer is $\\boxed{{5}}$ \\textcolor[gray]{{1}}{{{SECRET}}}.",  # a model's spec is no named colour
+    f"The answer is $\\boxed{{5}}$ {{\\color[rgb]{{1,1,1}} {SECRET}}}.",
+    f"The answer is $\\boxed{{5}}$ \\colorbox{{black}}{{{SECRET}}}.",  # black on black
+    f"The answer is $\\boxed{{5}}$ \\fcolorbox{{red}}{{navy}}{{{SECRET}}}.",
+    f"The answer is $\\boxed{{5}}$ \\colorbox[gray]{{0}}{{{SECRET}}}.",
 ])
 def test_latex_that_hides_text_is_not_seen(completion: str) -> None:
     text = seen(completion)
@@ -148,6 +153,9 @@ def test_latex_that_hides_text_is_not_seen(completion: str) -> None:
     ("{\\color{blue} 5}", "{\\color{blue} 5}"),
     ("$50\\%$ of 12 is 6", "$50\\%$ of 12 is 6"),  # an escaped percent is a percent
     ("\\colorbox{white}{5}", "\\colorbox{white}{5}"),  # a white background shows its content
+    ("\\colorbox{yellow}{5}", "\\colorbox{yellow}{5}"),  # ... as does a light one
+    ("\\fcolorbox{red}{white}{5}", "\\fcolorbox{red}{white}{5}"),
+    ("$\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}$", "\\begin{pmatrix} 1"),  # an environment a reader sees
     ("$\\phantom{x}$ then 5", "then 5"),
 ])
 def test_honest_latex_stays_as_written(completion: str, kept: str) -> None:
@@ -162,11 +170,13 @@ def test_honest_latex_stays_as_written(completion: str, kept: str) -> None:
     ("\\DeclareMathOperator{\\five}{7} $\\boxed{\\five}$", "\\five"),
     ("$\\gdef\\x{7}\\boxed{\\x}$", "\\x"),
     ("\\catcode`\\5=13 $\\boxed{5}$", "\\catcode"),
+    ("\\iftrue The answer is 7. \\else $\\boxed{5}$ \\fi", "\\iftrue"),  # a conditional picks what renders
+    ("The answer is 7.\\begin{comment}$\\boxed{5}$\\end{comment}", "comment"),  # an environment not surely seen
 ])
 def test_a_redefinition_leaves_nothing_readable(completion: str, defined: str) -> None:
     reading = visible(completion)
     assert not reading.readable
-    assert defined in reading.redefines
+    assert any(defined in named for named in reading.redefines)
     assert readable_text(completion) == ""
 
 
