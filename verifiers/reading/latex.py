@@ -31,7 +31,7 @@ DEFINE = frozenset({
     "DeclareRobustCommand", "DeclareMathOperator", "DeclareTextCommand", "newenvironment", "renewenvironment",
     "catcode", "chardef", "mathchardef", "mathcode", "uccode", "lccode", "csname", "expandafter", "NewDocumentCommand",
     "RenewDocumentCommand", "ProvideDocumentCommand", "DeclareDocumentCommand", "newrobustcmd", "renewrobustcmd",
-    "DeclarePairedDelimiter", "scantokens",
+    "DeclarePairedDelimiter", "scantokens", "newif",
 })
 # Foreground colours a reader surely sees on a white page (xcolor's base names): text in any other colour (white,
 # WhiteSmoke, #fefefe, a model's rgb spec) may be invisible, so it is read as hidden. A closed set, not a list of
@@ -54,9 +54,16 @@ SHOWN_ENVIRONMENTS = frozenset({
     "figure", "minipage", "tikzpicture", "proof", "theorem", "lemma", "solution", "document", "xalignat",
     "xxalignat",
 })
-_NAMES = "|".join(sorted(HIDE | CROSS_OUT | COLOR | DEFINE | {"iffalse"}, key=len, reverse=True))
-# a TeX conditional (\iftrue, \ifnum, ...) picks what renders; an environment may print nothing
-TRIGGER = re.compile(r"\\(?:(?:" + _NAMES.replace("*", r"\*") + r")(?![A-Za-z])|if[A-Za-z]*|begin\s*\{)")
+# TeX's and e-TeX's conditionals (a closed set: \iff, "if and only if", is none of them); each picks what renders.
+CONDITIONALS = frozenset({
+    "if", "ifcat", "ifnum", "ifdim", "ifodd", "ifvmode", "ifhmode", "ifmmode", "ifinner", "ifvoid", "ifhbox",
+    "ifvbox", "ifx", "ifeof", "iftrue", "ifcase", "ifdefined", "ifcsname", "iffontchar", "unless",
+})
+_NAMES = "|".join(sorted(HIDE | CROSS_OUT | COLOR | DEFINE | CONDITIONALS | {"iffalse"}, key=len, reverse=True))
+_SHOWN = "|".join(sorted(SHOWN_ENVIRONMENTS, key=len, reverse=True))
+# the walker runs only where one of these stands, or an environment outside the shown set begins
+TRIGGER = re.compile(r"\\(?:(?:" + _NAMES.replace("*", r"\*") + r")(?![A-Za-z])"
+                     r"|begin\s*\{(?!\s*(?:" + _SHOWN + r")\*?\s*\}))")
 _PERCENT = re.compile(r"(?<!\\)%")
 _ARGS = {"phantom": 1, "hphantom": 1, "vphantom": 1, "textcolor": 2, "colorbox": 2, "fcolorbox": 3, "cancelto": 2,
          "pagecolor": 1}
@@ -119,7 +126,7 @@ def _walk(nodes: Sequence[object] | None, group_end: int, out: LatexReading) -> 
             name = node.macroname
             if name in DEFINE:
                 out.redefines.append(_defined(siblings, i))
-            elif name.startswith("if") and name != "iffalse":  # a conditional: the completion picks what renders
+            elif name in CONDITIONALS:  # a conditional: the completion picks what renders
                 out.redefines.append(f"(uses a TeX conditional, \\{name}, that picks what renders)")
             elif name == "iffalse":  # hidden up to the matching \fi of this level, or to the end
                 close = next((j for j in range(i + 1, len(siblings)) if _is_macro(siblings[j], "fi")), None)

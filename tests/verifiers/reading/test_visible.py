@@ -156,6 +156,7 @@ def test_latex_that_hides_text_is_not_seen(completion: str) -> None:
     ("\\colorbox{yellow}{5}", "\\colorbox{yellow}{5}"),  # ... as does a light one
     ("\\fcolorbox{red}{white}{5}", "\\fcolorbox{red}{white}{5}"),
     ("$\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}$", "\\begin{pmatrix} 1"),  # an environment a reader sees
+    ("$x > 0 \\iff y > 0$, so 5", "\\iff y > 0"),  # "if and only if" is no TeX conditional
     ("$\\phantom{x}$ then 5", "then 5"),
 ])
 def test_honest_latex_stays_as_written(completion: str, kept: str) -> None:
