@@ -43,8 +43,10 @@ REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069]")
 @lru_cache(maxsize=1)
 def overlay_pattern() -> re.Pattern[str]:
     """A character followed by combining marks of the Overlay class (canonical combining class 1: U+0336 long
-    stroke, U+0338 solidus, ...): a letter struck through, which a reader reads as crossed out, not as the letter."""
-    marks = "".join(re.escape(chr(p)) for p in range(0x300, 0x20000) if unicodedata.combining(chr(p)) == 1)
+    stroke, U+0338 solidus, ...) or enclosing ones (category Me: U+20E0 the prohibition circle, U+20DD a circle):
+    a letter struck through or drawn inside a sign, which a reader reads as marked, not as the letter."""
+    marks = "".join(re.escape(chr(p)) for p in range(0x300, 0x20000)
+                    if unicodedata.combining(chr(p)) == 1 or unicodedata.category(chr(p)) == "Me")
     return re.compile(f"[^{marks}][{marks}]+")
 
 

@@ -16,6 +16,11 @@ from rewardsmith.verifiers.reading.latex import read_latex
 from rewardsmith.verifiers.reading.markdown import code_ranges, read_markdown
 from rewardsmith.verifiers.reading.unicode import REORDERING, invisible_pattern, overlay_pattern
 
+# Characters a renderer consumes as markup: a combining mark after one attaches to whatever glyph the renderer
+# draws there (the last of a formula after its closing $), so what it marks cannot be read from the source.
+_MARKUP = frozenset("$*_`~<>\\{}[]()|#")
+_MARK_ON_MARKUP = "(puts a strike or an enclosing mark on markup, which marks whatever the renderer draws there)"
+
 
 @dataclass(frozen=True)
 class Visible:
@@ -69,8 +74,10 @@ def visible(source: str, keep_code: bool = False, keep_style: bool = False) -> V
     if not source.isascii():
         if REORDERING.search(source):  # shown in another order than stored: nothing reads as written
             return Visible(source, "", (), ("(a bidirectional override: shown in another order than written)",))
-        struck = overlay_pattern().finditer(source)  # B\u0336: a letter struck through, like \cancel
-        edits += [(m.start(), m.end(), " ") for m in struck if not _inside(covered, m.start())]
+        struck = [m for m in overlay_pattern().finditer(source) if not _inside(covered, m.start())]
+        if any(source[m.start()] in _MARKUP for m in struck):  # a mark on $ or ** lands where the renderer puts it
+            return Visible(source, "", (), (_MARK_ON_MARKUP,))
+        edits += [(m.start(), m.end(), " ") for m in struck]  # B\u0336: a letter struck through, like \cancel
         blanks = invisible_pattern().finditer(source)
         edits += [(m.start(), m.end(), "") for m in blanks if not _inside(covered, m.start())]
     text, pieces, cursor = [], [], 0

@@ -57,6 +57,7 @@ def seen(text: str) -> str:
     f"The answer is 5.\n\n<details data-open>\n\n{SECRET}\n\n</details>",  # an attribute *named* open opens it
     f"The answer is 5.\n\n<details title=\"open\">\n\n{SECRET}\n\n</details>",
     "The answer is 5. " + "".join(c + "\u0336" for c in SECRET),  # struck through by an overlay mark
+    "The answer is 5. " + "".join(c + "\u20e0" for c in SECRET),  # inside an enclosing prohibition sign
     f"The answer is 5. {SECRET[0]}\u0338{SECRET[1:]}",  # a slashed digit is no digit read
 ])
 def test_markdown_that_hides_text_is_not_seen(completion: str) -> None:
@@ -315,6 +316,15 @@ def test_a_bidirectional_override_leaves_nothing_readable() -> None:
         seen_ = visible(f"{control}3 si rewsna ehT\u202c. The answer is 5.")
         assert not seen_.readable and seen_.text == ""
     assert visible("The answer is 5.\u200f").readable
+
+
+def test_a_mark_on_markup_leaves_nothing_readable() -> None:
+    """A strike or an enclosing sign after a closing $ or ** lands on whatever glyph the renderer draws last (the
+    box's): what it marks cannot be read from the source. On a letter or digit it marks that character."""
+    for marked in ("$\\boxed{5}$\u20e0", "**5**\u0336"):
+        assert not visible(f"The answer is {marked}.").readable, marked
+    assert visible("The answer is 5\u20e0 or 6.").text == "The answer is   or 6."
+    assert visible("The answer is $\\boxed{5}$.").readable
 
 
 def test_fold_reads_scripts_and_refuses_digits_that_look_like_other_digits() -> None:
