@@ -105,9 +105,9 @@ class AgentReward(Verifier):
         parts: dict[str, Verdict] = {}
         components: dict[str, float | None] = {}
         feedback: list[str] = []
+        unfinished = trajectory is not None and trajectory.stop_reason not in (None, "done")
         if answer is not None:
             outcome = answer.score
-            unfinished = trajectory is not None and trajectory.stop_reason not in (None, "done")
             if unfinished and outcome > 0:
                 outcome = 0.0
                 feedback.append(f"stopped at {trajectory.stop_reason}: no positive outcome")  # type: ignore[union-attr]
@@ -138,7 +138,7 @@ class AgentReward(Verifier):
         status = min(statuses, key=_PRECEDENCE.index, default="ok")
         return Verdict(
             score=score,
-            correct=answer.correct if answer is not None else None,
+            correct=None if answer is None else False if unfinished and answer.correct else answer.correct,
             status=status,  # type: ignore[arg-type]
             feedback="; ".join(feedback),
             details={"turns": record(rewards, self.reduction, self.gamma), "stop_reason": getattr(

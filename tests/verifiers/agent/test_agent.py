@@ -71,7 +71,7 @@ def test_no_positive_outcome_unless_the_rollout_stopped_as_done():
         assert v.score == 0.0, reason
     # the guard is the agent's own, whatever the answer spec reads
     v = score({"answer": Always()}, [ANSWER], stop_reason="max_length")
-    assert v.score == 0.0 and "max_length" in v.feedback
+    assert (v.score, v.correct) == (0.0, False) and "max_length" in v.feedback
     assert score({"answer": Always()}, [ANSWER], stop_reason="done").score == 1.0
 
 
