@@ -54,6 +54,7 @@ MINIMAL = {
     "gate": {"type": "gate", "when": "format", "then": "math"},
     "route": {"type": "route", "routes": {"*gsm8k*": "math"}},
     "cascade": {"type": "cascade", "judge": {"backend": {"kind": "openai"}, "cache": False}},
+    "agent": {"type": "agent", "answer": "math"},
     "orm": {"type": "orm", "path": _saved_model_dir("orm")},
     "prm": {"type": "prm", "path": _saved_model_dir("prm")},
 }
