@@ -76,3 +76,16 @@ def code_backend(request):
     if request.param == "docker":
         require_docker()
     yield get_backend(request.param)
+
+
+@pytest.fixture
+def smollm2_dir() -> str:
+    """SmolLM2-135M-Instruct as a transformers model folder (converted once from the bundled GGUF, cached under
+    ~/.cache/rewardsmith), for the tests that run a real trainer; skipped where it cannot be built."""
+    from rewardsmith.reward_models.loading import smollm2_model_dir
+    from rewardsmith.verifiers.judge.backends import BackendError
+
+    try:
+        return str(smollm2_model_dir())
+    except BackendError as exc:
+        pytest.skip(str(exc))

@@ -280,18 +280,12 @@ def test_exporters_keep_chat_format_and_custom_keys():
 
 
 @pytest.mark.slow
-def test_grpo_trainer_runs_with_our_rewards(tmp_path):
+def test_grpo_trainer_runs_with_our_rewards(tmp_path, smollm2_dir):
     pytest.importorskip("trl")
     datasets = pytest.importorskip("datasets")
     from trl import GRPOConfig, GRPOTrainer
 
-    from rewardsmith.reward_models.loading import smollm2_model_dir
-    from rewardsmith.verifiers.judge.backends import BackendError
-
-    try:
-        model_dir = smollm2_model_dir()  # converted once, cached under ~/.cache/rewardsmith
-    except BackendError as exc:
-        pytest.skip(str(exc))
+    model_dir = smollm2_dir
 
     seen: list[tuple[str, list]] = []
 
@@ -337,7 +331,7 @@ def test_one_callable_logs_its_components_as_metrics():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["gate", "min", "weighted"])
-def test_grpo_trainer_total_reward_is_the_specs(tmp_path, kind):
+def test_grpo_trainer_total_reward_is_the_specs(tmp_path, kind, smollm2_dir):
     """What TRL computes from our callables (its per-function rewards, weighted by its own
     reward_weights, nansum) equals build(spec).verify on the same rows. The parts score a
     dataset column (conftest's test_field_score), so the rewards differ by row whatever the
@@ -347,13 +341,7 @@ def test_grpo_trainer_total_reward_is_the_specs(tmp_path, kind):
     import torch
     from trl import GRPOConfig, GRPOTrainer
 
-    from rewardsmith.reward_models.loading import smollm2_model_dir
-    from rewardsmith.verifiers.judge.backends import BackendError
-
-    try:
-        model_dir = smollm2_model_dir()
-    except BackendError as exc:
-        pytest.skip(str(exc))
+    model_dir = smollm2_dir
     s_part, t_part = {"type": "test_field_score", "field": "s"}, {"type": "test_field_score", "field": "t"}
     spec = {"gate": {"type": "gate", "when": s_part, "then": t_part},
             "min": {"type": "min", "parts": [s_part, t_part]},

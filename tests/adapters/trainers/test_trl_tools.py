@@ -71,20 +71,14 @@ def expected_messages(case: str, recorded: bool) -> list[dict]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["environment_factory", "tools"])
-def test_trl_multi_turn_rewards_equal_the_specs_on_the_expected_trajectory(tmp_path, mode):
+def test_trl_multi_turn_rewards_equal_the_specs_on_the_expected_trajectory(tmp_path, mode, smollm2_dir):
     pytest.importorskip("trl")
     datasets = pytest.importorskip("datasets")
     import trl
     from transformers import AutoTokenizer
     from trl import GRPOConfig, GRPOTrainer
 
-    from rewardsmith.reward_models.loading import smollm2_model_dir
-    from rewardsmith.verifiers.judge.backends import BackendError
-
-    try:
-        model_dir = smollm2_model_dir()
-    except BackendError as exc:
-        pytest.skip(str(exc))
+    model_dir = smollm2_dir
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     tokenizer.chat_template = (Path(trl.__file__).parent / "chat_templates" / "qwen2_5.jinja").read_text()
 
