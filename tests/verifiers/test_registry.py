@@ -116,8 +116,8 @@ def test_a_builtin_name_is_taken_before_its_module_is_imported():
     assert "refused: verifier name 'math' is already registered by the built-in" in result.stdout
 
 
-BUILTIN_MODULES = {"calibration", "choice", "code", "compose", "format", "ifeval", "judge", "length", "math", "qa",
-                   "reasoning_gym", "reward_model", "structured", "tool_call"}
+BUILTIN_MODULES = {"agent", "calibration", "choice", "code", "compose", "format", "ifeval", "judge", "length", "math",
+                   "qa", "reasoning_gym", "reward_model", "structured", "tool_call"}
 
 
 def test_build_imports_only_the_modules_the_spec_names():
