@@ -206,18 +206,14 @@ def read_completion(sample: Sample) -> str | Verdict:
     An empty string is a real (empty) generation and is returned as is: scoring it as invalid input would
     let a policy dodge length and format penalties by saying nothing.
     """
-    problem = completion_problem(sample)
-    if problem is not None:
-        return problem
-    if isinstance(sample.completion, str):
-        return sample.completion
-    trajectory = sample.trajectory()
-    assert trajectory is not None  # completion_problem() read it
-    why = unanswered(trajectory)
+    read = read_rollout(sample)
+    if not isinstance(read, Trajectory):
+        return read
+    why = unanswered(read)
     if why:
         return Verdict(score=0.0, correct=False, status="no_answer", feedback=why,
-                       details={"stop_reason": trajectory.stop_reason})
-    final = trajectory.final_answer()
+                       details={"stop_reason": read.stop_reason})
+    final = read.final_answer()
     assert final is not None  # unanswered() said it has one
     return final.content
 
@@ -226,22 +222,29 @@ def completion_problem(sample: Sample) -> Verdict | None:
     """An ``invalid_input`` verdict when the sample has no completion a verifier can read (none, an empty
     message list, messages that are not a rollout), else ``None``: the check every family makes first,
     including those that read a rollout's calls rather than its answer."""
+    read = read_rollout(sample)
+    return read if isinstance(read, Verdict) else None
+
+
+def read_rollout(sample: Sample) -> Trajectory | str | Verdict:
+    """The sample's rollout (a ``trajectory`` field wins over the completion), its string completion, or an
+    ``invalid_input`` verdict saying why neither can be read. The record is read once here."""
     completion = sample.completion
     if completion is None and not isinstance(sample.fields.get(TRAJECTORY_FIELD), Trajectory):
         # an adapter that could not find the completion says why in this field
         return invalid_input(str(sample.get(COMPLETION_ERROR) or "sample has no completion"),
                              missing_field="completion")
-    if isinstance(completion, str):
-        return None
-    if isinstance(completion, Sequence) and not completion:
+    if isinstance(completion, Sequence) and not isinstance(completion, str) and not completion:
         return invalid_input("completion is an empty list of chat messages")
     try:
         trajectory = sample.trajectory()
     except TrajectoryError as exc:
         return invalid_input(f"completion: {exc}")
-    if trajectory is None:
-        return invalid_input(f"completion must be a string or a list of chat messages, got {type(completion).__name__}")
-    return None
+    if trajectory is not None:
+        return trajectory
+    if isinstance(completion, str):
+        return completion
+    return invalid_input(f"completion must be a string or a list of chat messages, got {type(completion).__name__}")
 
 
 def unanswered(trajectory: Trajectory) -> str:

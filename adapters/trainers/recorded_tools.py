@@ -33,13 +33,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CallRecord", "RecordsCalls", "with_statuses"]
+__all__ = ["RanCall", "RecordsCalls", "with_statuses"]
 
 _NOT_TOOLS = ("reset", "get_reward")
 
 
 @dataclass(frozen=True)
-class CallRecord:
+class RanCall:
     """One call the environment ran: the tool's name and what happened."""
 
     name: str
@@ -50,7 +50,7 @@ class RecordsCalls:
     """Mixin for a TRL environment: every public method (a tool) records each call's status in
     ``call_records``; ``reset`` clears them. ``tool_names`` lists the tools the environment offers."""
 
-    call_records: list[CallRecord]
+    call_records: list[RanCall]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -68,7 +68,7 @@ class RecordsCalls:
                          if not name.startswith("_") and name not in _NOT_TOOLS)
 
     @property
-    def records(self) -> list[CallRecord]:
+    def records(self) -> list[RanCall]:
         return self.__dict__.setdefault("call_records", [])
 
 
@@ -89,17 +89,17 @@ def _recording(name: str, tool: Callable[..., Any]) -> Callable[..., Any]:
         try:
             signature.bind(self, *args, **kwargs)
         except TypeError:
-            self.records.append(CallRecord(name, "bad_arguments"))
+            self.records.append(RanCall(name, "bad_arguments"))
             raise
         try:
             result = tool(self, *args, **kwargs)
         except TimeoutError:
-            self.records.append(CallRecord(name, "timeout"))
+            self.records.append(RanCall(name, "timeout"))
             raise
         except Exception:
-            self.records.append(CallRecord(name, "error"))
+            self.records.append(RanCall(name, "error"))
             raise
-        self.records.append(CallRecord(name, "ok"))
+        self.records.append(RanCall(name, "ok"))
         return result
 
     return wrapper

@@ -7,7 +7,7 @@ import inspect
 
 import pytest
 
-from rewardsmith.adapters.trainers.recorded_tools import CallRecord, RecordsCalls, with_statuses
+from rewardsmith.adapters.trainers.recorded_tools import RanCall, RecordsCalls, with_statuses
 
 
 class Env(RecordsCalls):
@@ -37,8 +37,8 @@ def test_each_call_is_recorded_as_it_ran_and_reset_starts_anew():
         env.divide(x=1)
     with pytest.raises(TimeoutError):
         env.slow()
-    assert env.records == [CallRecord("divide", "ok"), CallRecord("divide", "error"),
-                           CallRecord("divide", "bad_arguments"), CallRecord("slow", "timeout")]
+    assert env.records == [RanCall("divide", "ok"), RanCall("divide", "error"),
+                           RanCall("divide", "bad_arguments"), RanCall("slow", "timeout")]
     assert env.reset() == "ready" and env.records == []
     # the tool keeps what a trainer builds its schema from
     assert inspect.signature(Env.divide).parameters.keys() == {"self", "a", "b"}

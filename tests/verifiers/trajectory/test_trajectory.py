@@ -150,6 +150,9 @@ def test_an_adapters_trajectory_field_is_authoritative():
     assert build("math").verify(Sample(completion=None, fields={"answer": "5", "trajectory": t})).score == 1.0
     unfinished = Trajectory(messages=t.messages, stop_reason="max_turns")
     assert build("math").verify(Sample(completion=None, fields={"answer": "5", "trajectory": unfinished})).score == 0.0
+    # ... whatever the completion says: the record wins over a string an adapter also passed
+    assert build("math").verify(Sample(completion="\\boxed{5}", fields={"answer": "5", "trajectory": unfinished})
+                                ).status == "no_answer"
 
 
 # ----------------------------------------------------------------------------- tool calls over a rollout
