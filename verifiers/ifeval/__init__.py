@@ -40,7 +40,7 @@ from rewardsmith.verifiers.ifeval.guard import degenerate
 from rewardsmith.verifiers.options import NonEmpty, Range, declare, option
 from rewardsmith.verifiers.reading import PROMPT_OPENS_THINK_DOC, hinted, source_region
 from rewardsmith.verifiers.reading.code_blocks import line_feeds
-from rewardsmith.verifiers.reading.document import shown
+from rewardsmith.verifiers.reading.document import Page, read_page
 from rewardsmith.verifiers.registry import register
 
 __all__ = ["CHECKS", "IfevalVerifier", "loose_variants", "reading_of"]
@@ -54,14 +54,16 @@ def loose_variants(text: str) -> list[str]:
     return [text, text.replace("*", ""), *cut, *(c.replace("*", "") for c in cut)]
 
 
-def reading_of(text: str) -> str | None:
+def reading_of(text: str) -> Page:
     """The response as its reader sees it, the one reading every check judges (docs/reading.md): what
     Markdown, HTML and LaTeX hide is gone (a comment, a link's target, struck-out, white or phantom text),
-    code is kept (it is on the page), invisible characters are removed (``b\\u200bad`` is "bad", one
-    word), every line ending is ``\\n`` (CommonMark's: ``\\r\\n``, ``\\r``, ``\\n``). ``None`` when the
-    response redefines LaTeX commands: then nothing in it reads as written. Checks that compare letters
-    also fold look-alikes (``checks.looks``)."""
-    return shown(line_feeds(text))
+    HTML tags are rendered (a tag is no text, its attributes neither), code is kept (it is on the page),
+    invisible characters are removed (``b\\u200bad`` is "bad", one word), every line ending is ``\\n``
+    (CommonMark's: ``\\r\\n``, ``\\r``, ``\\n``). Unreadable (``Page.unreadable`` says why) when the response
+    redefines LaTeX commands or holds HTML outside the readable grammar: then nothing in it reads as written.
+    Checks that compare letters also fold look-alikes (``checks.looks``); checks of structure read it from the
+    CommonMark parse of this text (``reading.structure``)."""
+    return read_page(line_feeds(text))
 
 
 def _decoded(value: Any) -> Any:
@@ -116,11 +118,10 @@ class IfevalVerifier(Verifier):
             return self._refused(ids, base, "ok", "too_long",
                                  f"response of {len(text)} characters is over max_chars={self.max_chars}")
         if not self.parity:
-            seen = reading_of(text)
-            if seen is None:
-                return self._refused(ids, base, "no_answer", "unreadable",
-                                     "the response redefines LaTeX commands: it does not read as written")
-            text = seen
+            page = reading_of(text)
+            if page.unreadable:
+                return self._refused(ids, base, "no_answer", "unreadable", page.unreadable)
+            text = page.text
         if not text.strip():
             return self._refused(ids, base, "no_answer", "nothing", "empty response")
         prompts = [sample.prompt_text, *(kw.get("prompt_to_repeat", "") for _, _, kw in parsed)]

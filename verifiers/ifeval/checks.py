@@ -32,6 +32,8 @@ from typing import Any
 
 from rewardsmith.verifiers.ifeval import text as T
 from rewardsmith.verifiers.reading import fold
+from rewardsmith.verifiers.reading.structure import bullet_items, dividers, emphasized
+from rewardsmith.verifiers.reading.unicode import prototype, unpaired_case
 
 RELATIONS = ("less than", "at least")
 LANGDETECT_CHARS = 10_000  # langdetect's own Detector reads at most this many characters
@@ -164,19 +166,33 @@ def _language(kw: dict[str, Any], text: str, strict: bool) -> Result:
     return _is_language(text, kw["language"], strict)
 
 
+def _case_unseen(text: str, strict: bool) -> str:
+    letter = unpaired_case(text) if strict else ""
+    return f"{letter!r} has no other case: a reader cannot tell its case" if letter else ""
+
+
 def _all_capitals(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    unseen = _case_unseen(text, strict)
+    if unseen:
+        return False, unseen
     if not looks(text, strict).isupper():
         return False, "not all capitals"
     return _is_language(text, "en", strict)
 
 
 def _all_lowercase(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    unseen = _case_unseen(text, strict)
+    if unseen:
+        return False, unseen
     if not looks(text, strict).islower():
         return False, "not all lowercase"
     return _is_language(text, "en", strict)
 
 
 def _capital_words(kw: dict[str, Any], text: str, strict: bool) -> Result:
+    unseen = _case_unseen(text, strict)
+    if unseen:
+        return False, unseen
     n = T.capital_words(looks(text, strict))
     return _compare(n, kw["capital_relation"], kw["capital_frequency"], "capitalised words")
 
@@ -193,7 +209,11 @@ def _words(kw: dict[str, Any], text: str, strict: bool) -> Result:
 
 
 def _paragraphs(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    parts = re.split(r"\s?\*\*\*\s?", text)
+    if strict:  # the dividers a reader sees: rules (***, * * *, ---) and *** shown as text; not emphasis or code
+        cuts = [0, *(x for r in dividers(text) for x in r), len(text)]
+        parts = [text[cuts[i] : cuts[i + 1]] for i in range(0, len(cuts), 2)]
+    else:
+        parts = re.split(r"\s?\*\*\*\s?", text)
     inner = [i for i, p in enumerate(parts) if not p.strip() and 0 < i < len(parts) - 1]
     if inner:
         return False, "an empty paragraph between *** dividers"
@@ -286,7 +306,7 @@ def count_bullets(text: str) -> int:
 
 
 def _bullets(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    n = count_bullets(text)
+    n = bullet_items(text) if strict else count_bullets(text)  # strict: the list items a reader sees
     return n == kw["num_bullets"], f"{n} bullet points ({kw['num_bullets']} wanted)"
 
 
@@ -307,7 +327,7 @@ def count_highlights(text: str) -> int:
 
 
 def _highlights(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    n = count_highlights(text)
+    n = emphasized(text) if strict else count_highlights(text)  # strict: the emphasised spans a reader sees
     return n >= kw["num_highlights"], f"{n} highlighted sections ({kw['num_highlights']} wanted)"
 
 
@@ -367,7 +387,10 @@ def _repeat_prompt(kw: dict[str, Any], text: str, strict: bool) -> Result:
 
 def _end(kw: dict[str, Any], text: str, strict: bool) -> Result:
     phrase = looks(kw["end_phrase"], strict).strip().lower()
-    ok = looks(text, strict).strip().strip('"').lower().endswith(phrase)
+    end = looks(text, strict).strip().strip('"')
+    if strict:  # closing emphasis markers are a style: "**Any questions?**" ends with the phrase
+        end = end.rstrip("*_").rstrip()
+    ok = end.lower().endswith(phrase)
     return ok, "ends with the phrase" if ok else "does not end with the phrase"
 
 
@@ -380,17 +403,37 @@ def is_comma(char: str) -> bool:
         return True
     if char.isascii():
         return False
-    return fold(char) == "," or (unicodedata.category(char) == "Po" and "COMMA" in unicodedata.name(char, ""))
+    return fold(char) == "," or prototype(char) == "," or (
+        unicodedata.category(char) == "Po" and "COMMA" in unicodedata.name(char, ""))
+
+
+def count_commas(text: str) -> int:
+    """Commas as a reader may see them: :func:`is_comma`'s, and a spacing mark that ends a word (a modifier
+    symbol or letter with no letter after it: ``nightˏ and``, ``night͵ and``): a diacritic drawn on its own
+    modifies nothing there, and a reader takes a low one for a comma (``Hawaiʻi``'s okina, inside a word,
+    is a letter)."""
+    count = 0
+    for i, char in enumerate(text):
+        if is_comma(char):
+            count += 1
+        elif not char.isascii() and unicodedata.category(char) in ("Sk", "Lm"):
+            after = text[i + 1 : i + 2]
+            count += not (after.isalpha() or (after and unicodedata.category(after) in ("Sk", "Lm", "Mn")))
+    return count
 
 
 def _no_comma(kw: dict[str, Any], text: str, strict: bool) -> Result:
-    n = sum(1 for c in text if is_comma(c)) if strict else text.count(",")
+    n = count_commas(text) if strict else text.count(",")
     return n == 0, f"{n} commas"
+
+
+# Double quotation marks as a reader knows them: a pair of ASCII quotes, or typographic opening and closing ones.
+QUOTE_PAIRS = ('""', "\u201c\u201d")
 
 
 def _quotation(kw: dict[str, Any], text: str, strict: bool) -> Result:
     s = text.strip()
-    ok = len(s) > 1 and s[0] == '"' and s[-1] == '"'
+    ok = len(s) > 1 and s[0] + s[-1] in (QUOTE_PAIRS if strict else QUOTE_PAIRS[:1])
     return ok, "wrapped in double quotes" if ok else "not wrapped in double quotes"
 
 

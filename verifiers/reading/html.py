@@ -21,6 +21,7 @@ code and comments are text, not markup, and are not read here.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from rewardsmith.verifiers.reading.markdown import code_ranges, start_tag
 from rewardsmith.verifiers.reading.visible import blank
@@ -56,20 +57,47 @@ _TAG = re.compile(
 
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_CLOSE_TAG = re.compile(r"</([A-Za-z][A-Za-z0-9-]*)\s*>")
+# Elements a browser lays out as a block of their own (or a line break): on a page, their tags break the line.
+BREAKING = _names(
+    "address article aside blockquote br caption dd details div dl dt figcaption figure footer h1 h2 h3 h4 h5 h6 "
+    "header hgroup hr li main nav ol p pre section summary table tbody td tfoot th thead tr ul center"
+)
+
+
+@dataclass(frozen=True)
+class Tag:
+    """One HTML tag as an HTML parser reads it: where it lies, its element, its attributes' names."""
+
+    start: int
+    end: int
+    name: str
+    attributes: tuple[str, ...]
+    closing: bool
+
+    @property
+    def readable(self) -> bool:
+        """Whether the tag is in the grammar (module docstring)."""
+        return not ((self.name in STANDARD and self.name not in READABLE) or any(
+            a not in ATTRIBUTES for a in self.attributes))
+
+
+def html_tags(source: str) -> list[Tag]:
+    """The HTML tags of ``source``, in order; tags in code and comments are text, not markup."""
+    if "<" not in source:
+        return []
+    text = _COMMENT.sub(lambda c: blank(c.group(0), [(0, len(c.group(0)))]), blank(source, code_ranges(source)))
+    found = []
+    for match in _TAG.finditer(text):
+        tag = start_tag(match.group(0))
+        if tag is not None:
+            found.append(Tag(match.start(), match.end(), tag[0], tag[1], closing=False))
+    found += [Tag(m.start(), m.end(), m.group(1).lower(), (), closing=True) for m in _CLOSE_TAG.finditer(text)]
+    return sorted(found, key=lambda t: t.start)
 
 
 def unreadable_tag(source: str) -> str:
     """The first tag of ``source`` outside the grammar (module docstring), or ``""``. Every tag counts, even
     one whose element the reader hides (``display:none; display:inline`` shows it again); tags in code and
     comments are text."""
-    if "<" not in source:
-        return ""
-    text = _COMMENT.sub(" ", blank(source, code_ranges(source)))
-    for raw in _TAG.findall(text):
-        tag = start_tag(raw)
-        if tag is None:
-            continue
-        name, attributes = tag
-        if (name in STANDARD and name not in READABLE) or any(a not in ATTRIBUTES for a in attributes):
-            return raw
-    return ""
+    return next((source[t.start : t.end] for t in html_tags(source) if not t.readable), "")

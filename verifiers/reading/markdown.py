@@ -79,6 +79,19 @@ def math_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def parsed(source: str) -> tuple[str, list[Any]]:
+    """``source`` with its math masked (each character an ``x``, line breaks kept: same offsets) and
+    CommonMark's tokens of it, each inline token's children carrying their source span (``meta["span"]``,
+    offsets into the block's content)."""
+    masked = list(source)
+    for start, end in math_spans(source):
+        for i in range(start, end):
+            if masked[i] != "\n":
+                masked[i] = "x"
+    text = "".join(masked)
+    return text, _parser().parse(text)
+
+
 # Where Markdown may hold code: a backtick, a tilde fence, or an indented line (CommonMark's code block).
 _CODE = re.compile(r"`|~~~|^(?: {4}|\t)", re.MULTILINE)
 
@@ -89,16 +102,11 @@ def code_ranges(source: str) -> list[tuple[int, int]]:
     finds them (math masked first)."""
     if not _CODE.search(source):
         return []
-    masked = list(source)
-    for start, end in math_spans(source):
-        for i in range(start, end):
-            if masked[i] != "\n":
-                masked[i] = "x"
-    text = "".join(masked)
+    text, tokens = parsed(source)
     line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
     lines = text.split("\n")
     ranges: list[tuple[int, int]] = []
-    for token in _parser().parse(text):
+    for token in tokens:
         if token.map is None:
             continue
         first, last = token.map
@@ -111,21 +119,27 @@ def code_ranges(source: str) -> list[tuple[int, int]]:
     return ranges
 
 
+def html_blocks(source: str) -> list[tuple[int, int]]:
+    """Source ranges of CommonMark's HTML blocks (a line starting with a block tag, up to a blank line): Markdown
+    is not read inside one."""
+    if "<" not in source:
+        return []
+    text, tokens = parsed(source)
+    line_starts = [0, *(m.end() for m in re.finditer("\n", text)), len(text)]
+    return [(line_starts[t.map[0]], line_starts[min(t.map[1], len(line_starts) - 1)]) for t in tokens
+            if t.type == "html_block" and t.map is not None]
+
+
 def read_markdown(text: str) -> MarkdownReading:
     """Where the Markdown of ``text`` hides source, and where an entity renders as another character."""
     out = MarkdownReading()
     if not TRIGGER.search(text):
         return out
-    masked = list(text)
-    for start, end in math_spans(text):
-        for i in range(start, end):
-            if masked[i] != "\n":
-                masked[i] = "x"
-    source = "".join(masked)
+    source, tokens = parsed(text)
     line_starts = [0, *(m.end() for m in re.finditer("\n", source))]
     lines = source.split("\n")
     shown_lines: set[int] = set()
-    for token in _parser().parse(source):
+    for token in tokens:
         if token.map is None:
             continue
         first, last = token.map

@@ -118,6 +118,21 @@ def fold(text: str) -> str:
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
+def prototype(text: str) -> str:
+    """``text``'s TR39 prototype without NFKC first: what :func:`fold` gives for characters NFKC would take apart
+    before the table sees them (a spacing cedilla ``¸`` is a comma to TR39; NFKC makes it a space and a mark)."""
+    return text if text.isascii() else _confusables(text)
+
+
+def unpaired_case(text: str) -> str:
+    """The first letter of ``text`` that has a case but no other case to tell it by (a small capital ``ᴛ`` is
+    lower case to Unicode and has no capital; a modifier letter ``ᵃ``): its case is not what a reader sees, so a
+    check of letter case cannot pass it. ``""`` when there is none."""
+    if text.isascii():
+        return ""
+    return next((c for c in text if (c.islower() and c.upper() == c) or (c.isupper() and c.lower() == c)), "")
+
+
 @lru_cache(maxsize=4096)
 def _confusables(text: str) -> str:
     """Each run of non-ASCII characters replaced by its prototype; ASCII is never touched (TR39 would turn a

@@ -51,12 +51,14 @@ class Visible:
         return source_start + min(offset - start, length)
 
 
-def visible(source: str, keep_code: bool = False, keep_style: bool = False) -> Visible:
+def visible(source: str, keep_code: bool = False, keep_style: bool = False, page: bool = False) -> Visible:
     """``source`` as its reader sees it (see the module and docs/reading.md): code is not text a reader reads
     as stated, and emphasis markers (``**``, ``_``, ``<b>``) are a style, not characters; both go. A family that
     judges the response as a page keeps code (a comma in it is on the page; code that is itself hidden, in a
     comment or struck, stays hidden) and style (a highlight is an instruction); one that asks whether some
-    markup is shown as written keeps style (bold text is shown)."""
+    markup is shown as written keeps style (bold text is shown). ``page``: a comment within a line renders as
+    nothing, as a browser renders it (``l<!---->ost`` is "lost"), where an answer's reading keeps the words on
+    either side apart."""
     try:
         markdown = read_markdown(source)
         hidden = markdown.hidden
@@ -66,7 +68,7 @@ def visible(source: str, keep_code: bool = False, keep_style: bool = False) -> V
         latex = read_latex(blank(source, hidden))  # LaTeX is not read inside code either
     except Exception:  # a parser failing on what a completion wrote: nothing in it can be vouched for
         return Visible(source, "", (), ("(unreadable markup)",))
-    edits = [(s, e, "\n" if "\n" in source[s:e] else " ") for s, e in _union([*hidden, *latex.hidden])]
+    edits = [(s, e, _rendered(source[s:e], page)) for s, e in _union([*hidden, *latex.hidden])]
     covered = list(edits)
     edits += [(s, e, r) for s, e, r in markdown.replaced if not _inside(covered, s)]
     if not keep_style:
@@ -96,6 +98,14 @@ def visible(source: str, keep_code: bool = False, keep_style: bool = False) -> V
         pieces.append((length, cursor, len(source) - cursor))
         text.append(source[cursor:])
     return Visible(source, "".join(text), tuple(pieces), tuple(dict.fromkeys(latex.redefines)))
+
+
+def _rendered(hidden: str, page: bool) -> str:
+    """What a hidden range becomes: a line break where it held one, else one space; on a page, nothing for a
+    comment within a line."""
+    if "\n" in hidden:
+        return "\n"
+    return "" if page and hidden.startswith("<!--") and hidden.endswith("-->") else " "
 
 
 def readable_text(source: str, keep_style: bool = False) -> str:

@@ -250,7 +250,7 @@ def test_a_language_shown_only_in_hidden_text_is_not_the_response_language():
 # --------------------------------------------------------------------------- the reading itself
 
 def test_a_response_that_redefines_commands_has_no_reading():
-    assert reading_of(r"\def\x{storm} The \x came.") is None
+    assert reading_of(r"\def\x{storm} The \x came.").unreadable.startswith("the response redefines \\x")
     v = build("ifeval").verify(Sample(prompt="p", completion=r"\def\x{storm} The \x came.",
                                       fields={"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}))
     assert (v.score, v.status, v.details["guard"]) == (0.0, "no_answer", "unreadable")
@@ -263,8 +263,8 @@ def test_shown_keeps_code_unless_it_is_itself_hidden():
     assert "a, b" not in shown("<!-- `a, b` --> shown")
     assert shown("$x, y$ and `c`") == "$x, y$ and `c`"  # a backtick in math opens no code span
     assert code_ranges("$`a`$ plain") == []
-    assert reading_of("one\r\ntwo") == "one\ntwo"
-    assert reading_of("one\rtwo\r\r\nthree") == "one\ntwo\n\nthree"  # CommonMark: \r alone ends a line too
+    assert reading_of("one\r\ntwo").text == "one\ntwo"
+    assert reading_of("one\rtwo\r\r\nthree").text == "one\ntwo\n\nthree"  # CommonMark: \r alone ends a line too
 
 
 def test_paragraphs_split_by_any_line_ending():
@@ -282,3 +282,106 @@ def test_folding_look_alikes_leaves_ascii_as_written():
     ids, kw = ["combination:repeat_prompt"], [{"prompt_to_repeat": request}]
     assert score(f"{request}\n\nवर्तमान आर्थिक संकट ने पर्यावरण को गहरे प्रभाव में डाला है।", ids, kw) == 1.0
     assert score(f"{request[:-1]}!\n\nवर्तमान आर्थिक संकट ने पर्यावरण को गहरे प्रभाव में डाला है।", ids, kw) == 0.0
+
+
+# --------------------------------------------------------------------------- HTML rendered, structure as laid out
+
+@pytest.mark.parametrize("split", ["l<wbr>ost", "l<!---->ost", "lo<span>st</span>", "l<b>os</b>t"])
+def test_a_word_split_by_tags_that_render_as_nothing_is_the_word(split):
+    assert score("Our cat Milo is safe. Please help us find him soon.", *forbidden("lost")) == 1.0
+    assert score(f"Our cat Milo is {split}. Please help us find him soon.", *forbidden("lost")) == 0.0
+
+
+@pytest.mark.parametrize("completion", [
+    f'{BODY} <span title="lighthouse">the pier</span>',  # a tooltip is not on the page
+    f"{BODY} <x-pad lighthouse></x-pad>",  # an attribute name: outside the grammar, unreadable
+    f'{BODY} <span data-k="lighthouse">the pier</span>',
+])
+def test_a_keyword_only_in_a_tag_is_not_included(completion):
+    assert score(completion, *keywords("lighthouse")) == 0.0
+
+
+def test_words_in_attributes_do_not_count_and_a_style_leaves_nothing_readable():
+    ids, kw = ["length_constraints:number_words"], [{"num_words": 10, "relation": "at least"}]
+    assert score("The keeper lit the lamp at dusk and slept well.", ids, kw) == 1.0
+    assert score('The keeper lit the lamp. <abbr title="at dusk and slept well tonight">x</abbr>', ids, kw) == 0.0
+    verdict = build("ifeval").verify(Sample(prompt="p", fields={"instruction_id_list": ["change_case:english_capital"],
+                                                                "kwargs": [{}]},
+                                            completion='<span style="text-transform:uppercase">the keeper</span>'))
+    assert (verdict.score, verdict.status, verdict.details["guard"]) == (0.0, "no_answer", "unreadable")
+    assert "outside the readable set" in verdict.feedback
+
+
+def test_a_title_in_ifevals_notation_is_text_not_a_tag():
+    assert reading_of("<<The Pier>>\n\nThe keeper walked.").text == "<<The Pier>>\n\nThe keeper walked."
+    assert score(f"<<The Pier of Lights>>\n\n{BODY}", ["detectable_format:title"], [{}]) == 1.0
+
+
+BULLETS3 = (["detectable_format:number_bullet_lists"], [{"num_bullets": 3}])
+
+
+@pytest.mark.parametrize("completion", [
+    "Packing list:\n\n- tent\n- stove\n- rope",
+    "Packing list:\n\n* tent\n* stove\n* rope",
+    "Packing list:\n\n+ tent\n+ stove\n+ rope",
+    "Packing list:\n- tent\n- stove\n- rope\n\n---\n\n1. not a bullet",
+])
+def test_bullets_are_the_list_items_a_reader_sees(completion):
+    assert score(completion, *BULLETS3) == 1.0
+
+
+@pytest.mark.parametrize("completion", [
+    "Packing list:\n\n- tent\n- stove\n\n---\n\nThat is all.",  # a rule, not a bullet
+    "Packing list:\n\n- tent\n- stove\n\n* * *\n\nThat is all.",
+    "<div>\n- tent\n- stove\n- rope\n</div>",  # Markdown is not read inside an HTML block
+    "Packing list:\n\n- tent\n- stove\n\n```\n- rope\n```",  # code
+    "Packing list:\n\n- tent\n- stove\n\n\\- rope",  # an escaped dash is a dash
+])
+def test_what_only_starts_like_a_bullet_is_not_one(completion):
+    assert score(completion, *BULLETS3) == 0.0
+
+
+HIGHLIGHTS2 = (["detectable_format:number_highlighted_sections"], [{"num_highlights": 2}])
+
+
+def test_highlights_are_the_emphasis_a_reader_sees():
+    assert score("Two parts: *alpha part* and _beta part_ are highlighted.", *HIGHLIGHTS2) == 1.0
+    assert score("Two parts: *alpha part\nspans a line* and **beta**.", *HIGHLIGHTS2) == 1.0
+    assert score("Two parts: `*alpha part*` and `*beta part*` are code.", *HIGHLIGHTS2) == 0.0
+    assert score("Two parts: \\*alpha part\\* and \\*beta part\\* are plain.", *HIGHLIGHTS2) == 0.0
+    assert score("One part: **alpha part** only.", *HIGHLIGHTS2) == 0.0  # one bold span is one highlight
+    assert score("Parts: *alpha* and *beta*.\n\nMore: **gamma**.", *HIGHLIGHTS2) == 1.0
+
+
+PARAGRAPHS2 = (["length_constraints:number_paragraphs"], [{"num_paragraphs": 2}])
+
+
+@pytest.mark.parametrize(("completion", "expected"), [
+    ("The tide came in.\n\n***\n\nThe gulls went quiet.", 1.0),
+    ("The tide came in.\n\n* * *\n\nThe gulls went quiet.", 1.0),  # renders as *** does
+    ("The tide came in. ***\n\nThe gulls went quiet.", 1.0),  # three asterisks shown between them
+    ("The tide came in. ***bold italic*** The gulls went quiet.", 0.0),  # emphasis, not a divider
+    ("The tide came in. `***` The gulls went quiet.", 0.0),  # code
+])
+def test_paragraph_dividers_are_the_ones_a_reader_sees(completion, expected):
+    assert score(completion, *PARAGRAPHS2) == expected
+
+
+def test_case_a_reader_cannot_see_is_no_case():
+    assert score("our grey cat milo slipped out on tuesday night and has not come home yet.", *LOWER) == 1.0
+    small_capitals = "our grey cat milo slipped out on \u1d1b\u1d1c\u1d07s\u1d05\u1d00\u028f night, not home."
+    assert score(small_capitals, *LOWER) == 0.0  # ᴛᴜᴇsᴅᴀʏ looks like capitals, has no capital form
+
+
+@pytest.mark.parametrize("mark", ["\u0375", "\u02cf", "\u00b8"])
+def test_a_spacing_mark_ending_a_word_reads_as_a_comma(mark):
+    assert score(f"Our grey cat Milo slipped out on Tuesday night{mark} and he has not come home.", *NO_COMMA) == 0.0
+    assert score("Our grey cat Milo slipped out to Hawai\u02bbi and has not come home.", *NO_COMMA) == 1.0
+
+
+def test_typographic_quotes_wrap_a_response_and_closing_emphasis_is_style():
+    quoted = "\u201cThe tide came in slowly and the gulls went quiet over the harbour.\u201d"
+    assert score(quoted, ["startend:quotation"], [{}]) == 1.0
+    assert score(quoted, ["startend:quotation"], [{}], parity=True) == 0.0
+    ids, kw = ["startend:end_checker"], [{"end_phrase": "Is there anything else I can help with?"}]
+    assert score("Here is my answer.\n\n**Is there anything else I can help with?**", ids, kw) == 1.0
