@@ -98,6 +98,13 @@ class GradeTask:
                                   details={**details, "certain": True})
                 verdict.elapsed_s = time.perf_counter() - start
                 return verdict
+            if found is not None and found.unclosed:
+                details.update(method=found.method, extracted=found.text[:_SHOWN], unclosed=True)
+                verdict = Verdict(score=0.0, correct=False, status="no_answer", feedback=found.unclosed,
+                                  details=details)
+                verdict = hinted(verdict, region)
+                verdict.elapsed_s = time.perf_counter() - start
+                return verdict
             if found is not None:
                 pred = combine_statements([parse_answer(span, self.leniency) for span in found.spans], self.leniency)
                 details.update(extracted=found.text[:_SHOWN], method=found.method, parsed=pred.ok)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import pairwise
 
@@ -40,8 +40,9 @@ from rewardsmith.verifiers.math.prompt import NOTHING_ASKED, Asked, number_value
 from rewardsmith.verifiers.math.units import changes_value, words
 from rewardsmith.verifiers.reading import Region, answer_region
 from rewardsmith.verifiers.reading.answer_tags import answer_tags
-from rewardsmith.verifiers.reading.boxes import boxes
+from rewardsmith.verifiers.reading.boxes import boxes, brace_pairs, wrapper
 from rewardsmith.verifiers.reading.commitment import denied_before, withdrawn_after
+from rewardsmith.verifiers.reading.frame import unclosed
 
 METHODS = ("answer_tag", "boxed", "phrase", "gsm8k", "conclusion", "last_number")
 DEFAULT_METHODS = METHODS[:-1]  # the last-number fallback is opt-in: a number the text mentions is not an answer
@@ -55,12 +56,12 @@ PHRASE = re.compile(
     r"|the\s+solutions?\s+(?:is|are|set\s+is)(?!\s+(?:to|as|that|this|given|found|follows)\b))[*_\s:]{0,8}",
     re.IGNORECASE | re.MULTILINE,
 )
-# "$x \geq 5$ is the solution.", "$\frac{3}{4}$ is our final answer."
+# "$x \geq 5$ is the solution.", "$\frac{3}{4}$ is our final answer." (ending its clause: not "are the solutions to")
 _TRAILING_PHRASE = re.compile(
     r"(?:(?:\$\$?|\\\(|\\\[)([^$]{1,400}?)(?:\$\$?|\\\)|\\\])|(?<![\w.,])(-?\d[\d,]*(?:\.\d+)?(?:/\d+)?))"
     r"[ \t]*(?:is|are)[ \t]+(?:the|our|my)[ \t]+(?:(?:final|correct|right|true|exact)[ \t]+)?"
-    r"(?:answer|solution|solution[ \t]+set)s?\b",
-    re.IGNORECASE,
+    r"(?:answer|solution|solution[ \t]+set)s?\b(?=[ \t]*(?:[.!,;:)]|$))",
+    re.IGNORECASE | re.MULTILINE,
 )
 # A clause that gives a reason after the answer: "the answer is 25, since 5 * 5 = 25".
 _REASON = re.compile(r",\s+(?:since|because|as|which|given|where|when|for)\b", re.IGNORECASE)
@@ -85,6 +86,7 @@ class Extraction:
 
     spans: tuple[str, ...]
     method: str  # answer_tag, boxed, phrase, gsm8k, last_number
+    unclosed: str = ""  # why the last statement is not the completion's last one (reading.frame.unclosed)
 
     @property
     def text(self) -> str:
@@ -216,9 +218,9 @@ def _has_math(span: str) -> bool:
 
 def _statements(text: str, methods: Iterable[str], committed: int | None = None,
                 asked: Asked = NOTHING_ASKED) -> list[_Statement]:
-    """Every statement of a final answer: all boxes, and the phrases and ``####`` marks that
-    come after the first box (or after ``committed``, where an answer tag was); with no box
-    and no tag, all phrases and marks."""
+    """Every statement of a final answer: all boxes, ``####`` marks and answer phrases; before the first box
+    (or ``committed``, where an answer tag was) only phrases that name the answer ("the answer is 16"), not a
+    step's "the solution is x = 3"."""
     methods = set(methods)
     found: list[_Statement] = []
     if "boxed" in methods:
@@ -238,9 +240,13 @@ def _statements(text: str, methods: Iterable[str], committed: int | None = None,
             if in_box and "boxed" in methods:
                 continue  # "The final answer is $\boxed{4}$": the box already counts
             statement = _Statement(span, "phrase", match.start(), end)
+            if first is not None and match.start() < first and "answer" not in match.group(0).lower():
+                continue  # before the box, "the solution is x = 3" may be a step's; "the answer is 16" is not
             if span and _has_math(span) and _committed(text, statement, value_first=False):
                 found.append(statement)
         for match in _TRAILING_PHRASE.finditer(text):
+            if boxes(match.group(0)):
+                continue  # "$\boxed{5}$ is our answer": the box already counts
             statement = _Statement((match.group(1) or match.group(2)).strip(), "phrase", match.start(), match.end())
             if _committed(text, statement):  # "$4$ and not $5$ is the answer": 5 is not what it states
                 found.append(statement)
@@ -249,17 +255,11 @@ def _statements(text: str, methods: Iterable[str], committed: int | None = None,
             span = _trim(strip_math_delimiters(_trim(match.group(1))))
             if span:
                 found.append(_Statement(span, "gsm8k", match.start(), match.end()))
-    if first is not None:
-        found = [s for s in found if s.method == "boxed" or s.start > first]
     if found:
         found += _alternatives(text, min(s.start for s in found))
-        found += _tail_values(text, max(s.end for s in found), asked, {_value(s.text) for s in found} - {None})
     return sorted(found, key=lambda s: s.start)
 
 
-_TAIL_SENTENCE = re.compile(r"(?:[^\n.!?]|\.(?=\d))+(?:[.!?]+|$)")  # a decimal point ends no sentence
-_STATEMENT_END = re.compile(r"[?!]|\.(?!\d)|\n|$")
-_FIGURE = re.compile(r"\[asy\].*?(?:\[/asy\]|$)", re.DOTALL)  # Asymptote figure code: a picture, not prose
 
 
 def _value(span: str) -> Fraction | None:
@@ -268,30 +268,6 @@ def _value(span: str) -> Fraction | None:
 
 
 _LATEX_SPACE = re.compile(r"\\[!,;: ]|\s")
-
-
-def _tail_values(text: str, end: int, asked: Asked, stated: set[Fraction]) -> list[_Statement]:
-    """Values stated after the final statement, in any language and any words: each later sentence whose
-    last number stands alone states it, unless it is the stated value again, the prompt gave it, or the
-    sentence computes it (``… = 16``: working that checks the answer). The rest of the statement's own
-    sentence is its own."""
-    if end < 0:
-        return []
-    sentence_end = _STATEMENT_END.search(text, end)
-    tail = _FIGURE.sub(lambda m: " " * len(m.group(0)), text[sentence_end.end() if sentence_end else len(text) :])
-    offset = len(text) - len(tail)
-    found: list[_Statement] = []
-    for sentence in _TAIL_SENTENCE.finditer(tail):
-        number = _last_number(sentence.group(0), asked)
-        if number is None or _value(number) in stated:
-            continue
-        before = sentence.group(0)[: sentence.group(0).rfind(number)].rstrip(" \t$({")
-        if before.endswith(("=", "\\approx", "≈")):
-            continue
-        found.append(_Statement(number, "alternative", offset + sentence.start()))
-        if len(found) > MAX_STATEMENTS:
-            break
-    return found
 
 
 def _committed(text: str, statement: _Statement, value_first: bool = True) -> bool:
@@ -430,16 +406,18 @@ def extract_answer(text: str | Region, last_number: bool = False, methods: Itera
                 inner = region[start:end]
                 nested = extract_answer(Region(inner), methods=inner_methods)
                 spans = nested.spans if nested is not None else (strip_math_delimiters(_trim(inner)),)
-                statements.extend(_Statement(span, "answer_tag", start) for span in spans if span.strip())
+                statements.extend(_Statement(span, "answer_tag", start, end) for span in spans if span.strip())
             # A box or a stated answer outside the tags is a statement too: "\boxed{5} <answer>4</answer>" hedges.
             inside = set(tags)
             outside = "".join(" " * (end - start) if (start, end) in inside else region[start:end]
                               for start, end in _complement(tags, len(region)))
             statements += _statements(outside, inner_methods, committed=tags[0][0], asked=asked)
-            return _extraction(sorted(statements, key=lambda s: s.start), "answer_tag")
-    found = _extraction(_statements(region, methods, asked=asked))
+            return _closed(region, _extraction(sorted(statements, key=lambda s: s.start), "answer_tag"), statements,
+                           asked)
+    statements = _statements(region, methods, asked=asked)
+    found = _extraction(statements)
     if found is not None:
-        return found
+        return _closed(region, found, statements, asked)
     if "conclusion" in methods:
         concluded = _conclusion(region)
         if concluded:
@@ -449,6 +427,25 @@ def extract_answer(text: str | Region, last_number: bool = False, methods: Itera
         if number is not None:
             return Extraction((number,), "last_number")
     return None
+
+
+def _closed(region: str, found: Extraction | None, statements: list[_Statement], asked: Asked) -> Extraction | None:
+    """``found``, saying why it is no final answer when anything but a description of the quantity or a closing
+    sentence follows its last statement (:func:`~rewardsmith.verifiers.reading.frame.unclosed`); numbers the
+    prompt gave, or the answer's own, may stand in the description ("\\boxed{12} bags for the 3 horses")."""
+    ends = [s.end for s in statements if s.end >= 0]
+    if found is None or found.overflow or not ends:
+        return found
+    boxed = [s for s in statements if s.method == "boxed"]
+    if boxed:
+        pairs = brace_pairs(region)
+        inside = next((w for s in boxed[: MAX_STATEMENTS + 1] if (w := wrapper(region, s.start, pairs))), "")
+        if inside:
+            return replace(found, unclosed=f"the final answer stands inside {inside}: part of a formula or under an "
+                                           "annotation, not stated on its own")
+    stated = {_value(s.text) for s in statements} - {None}
+    why = unclosed(region, max(ends), lambda number: (value := _value(number)) in asked.numbers or value in stated)
+    return replace(found, unclosed=why) if why else found
 
 
 # Around a last number, words that make it something other than an answer: a negation, a condition,

@@ -58,6 +58,40 @@ def boxes(text: str, pairs: dict[int, int] | None = None) -> list[tuple[int, int
     return found
 
 
+# Commands that only style what they wrap: a box inside one is still the statement a reader sees. Any other
+# command around a box (``\\overset{\\text{no: }19}{\\boxed{18}}``, ``\\underbrace``, ``\\frac``, a script) puts it
+# in a formula or under an annotation: it is part of something else, not stated on its own.
+STYLING = frozenset({
+    "text", "textbf", "textit", "textrm", "textsf", "texttt", "textnormal", "textup", "emph", "mathbf", "mathrm",
+    "mathit", "mathsf", "mathtt", "mathnormal", "boldsymbol", "bm", "mbox", "hbox", "underline", "textcolor",
+    "color", "colorbox", "boxed", "fbox", "framebox", "displaystyle", "textstyle",
+})
+_COMMAND_BEFORE = re.compile(r"\\([A-Za-z]+)\*?\s*$|([_^])\s*$")
+
+
+def wrapper(text: str, start: int, pairs: dict[int, int] | None = None) -> str:
+    """The first command (or script mark ``_``/``^``) around the box at ``start`` that does more than style it
+    (:data:`STYLING`), or ``""``: the box then stands inside a formula or under an annotation."""
+    pairs = brace_pairs(text) if pairs is None else pairs
+    opens = {close: open_ for open_, close in pairs.items()}
+    for open_, close in sorted(pairs.items(), reverse=True):
+        if not open_ < start < close:
+            continue
+        head = open_
+        while True:  # back over the command's earlier arguments: "\\overset{19}{" is \\overset's
+            before = text[:head].rstrip()
+            if before.endswith("}") and len(before) - 1 in opens:
+                head = opens[len(before) - 1]
+            elif before.endswith("]") and "[" in before:
+                head = before.rfind("[")
+            else:
+                break
+        command = _COMMAND_BEFORE.search(text[max(0, head - 40) : head])
+        if command and (command.group(2) or command.group(1) not in STYLING):
+            return command.group(2) or "\\" + command.group(1)
+    return ""
+
+
 def last_boxed(text: str) -> str | None:
     """Content of the last box, or None."""
     found = boxes(text)

@@ -22,7 +22,7 @@ the line above a box is the box's lead-in). docs/reading.md has the table.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 # Connectives a final statement's sentence may open with, lower case, spaces single.
 CONNECTIVES: tuple[str, ...] = (
@@ -50,7 +50,7 @@ TAG = r"<\s*/?\s*[A-Za-z][^<>]*>"  # an HTML tag: <answer>, </b>, a stray </thin
 # Marks that render as nothing or only close what the statement opened.
 _MARKS = re.compile(
     TAG
-    + r"|\\[()\[\]]|\\(?:quad|qquad|,|;|!)"  # \( \) \[ \] and spacing
+    + r"|\\[()\[\]]|\\(?:quad|qquad|,|;|!)|\\end\s*\{[A-Za-z*]+\}"  # \( \) \[ \], spacing, closing an environment
     r"|^[ \t]*(?:#{1,6}|>|[-+*]|\d+[.)])[ \t]"  # a heading, quote or list marker opening a line
     r"|[*_~$`\"'“”‘’()\[\]{}]",
     re.MULTILINE,
@@ -96,17 +96,56 @@ def after(region: str, end: int) -> str:
     return _seen(region[end:])
 
 
+def trailing(region: str, end: int) -> str:
+    """What follows ``end`` that is not a closing mark or a closing sentence (:data:`CLOSINGS`), as a reader sees
+    it; ``""`` when nothing does: the statement ending there is the completion's last."""
+    rest = after(region, end).lstrip(".!,;: ")
+    return "" if _CLOSING.fullmatch(rest) else rest
+
+
 def unframed(region: str, start: int, end: int, earlier: Sequence[tuple[int, int]] = ()) -> str:
     """Why the statement at ``region[start:end]`` is not a commitment by the frame's grammar, or ``""``;
     ``earlier``: where the statements before it lie (those in its sentence are not its lead-in)."""
     before = lead_in(region, start, earlier)
     if not _LEAD_IN.fullmatch(before):
         return f"the final answer is not stated on its own: {_shown(before)!r} stands before it in its sentence"
-    rest = after(region, end).lstrip(".!,;: ")
-    if not _CLOSING.fullmatch(rest):
+    rest = trailing(region, end)
+    if rest:
         return f"the final answer is not the completion's last statement: {_shown(rest)!r} follows it"
     return ""
 
 
 def _shown(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# The words that may finish a value statement's own sentence, describing the quantity ("18 square units",
+# "\\boxed{5} ways to seat them", "40\\%", "90^\\circ", "\\boxed{3} \\pmod{7}"): letters, the marks of a
+# percentage, an angle, a power or a modulus, unit markup, and numbers the caller allows. Nothing else: no symbol
+# (a cross, a "no" sign), no formula, no box.
+_DESCRIPTION = re.compile(
+    r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\\%|%|\^\s*\\circ|\\circ|°|\^\s*\{?[23]\}?|\\(?:text|mbox|mathrm|[pb]?mod)(?![A-Za-z])"
+    r"|[\s,;:/-]+|(?P<number>\d+(?:[.,]\d+)*)"
+)
+
+
+def unclosed(region: str, end: int, allowed_number: Callable[[str], bool] = lambda number: False) -> str:
+    """Why the value statement ending at ``end`` is not the completion's last statement (``""`` when it is), by
+    the grammar of what may follow a value (math): the rest of its own sentence may describe the quantity in
+    words (:data:`_DESCRIPTION`, with the numbers ``allowed_number`` accepts, such as the prompt's), and every
+    later sentence must be a closing one (:data:`CLOSINGS`). A later sentence that is not ("Actually, it is
+    nineteen.", "Wait, I think she has 6.", a note, a check) is outside the grammar whatever it says: the
+    verdict never depends on recognising what it says."""
+    stop = _SENTENCE_END.search(region, end)
+    own = _seen(region[end : stop.end() if stop else len(region)]).strip(" .!?。！？")
+    cursor = 0
+    for match in _DESCRIPTION.finditer(own):
+        if match.start() != cursor or (match.group("number") and not allowed_number(match.group("number"))):
+            break
+        cursor = match.end()
+    if cursor != len(own):
+        return f"the final answer is not stated on its own: {_shown(own)!r} follows it in its sentence"
+    rest = trailing(region, stop.end()) if stop else ""
+    if rest:
+        return f"the final answer is not the completion's last statement: {_shown(rest)!r} follows it"
+    return ""

@@ -45,14 +45,26 @@ def test_a_value_offered_after_the_answer_is_a_hedge(gold: str, completion: str)
     ("12", "\\boxed{12}"),
     ("12", "The answer is \\boxed{12}, or equivalently 12 apples."),
     ("12", "She has \\boxed{12} apples, or 12 in all."),
-    ("5", "2+3 = 5, so the answer is \\boxed{5}. Wait, let me double-check: 2+3=5. Yes."),
-    ("7", "The answer is \\boxed{7}. Otherwise we would have more than 7 left."),
-    ("49", "we're left with 7, 35, and 49. Only $\\boxed{49}$ has a remainder of 1 when divided by 2, 3, 4, or 6."),
-    ("4", "so $n=\\boxed{4}$ works. For larger n, $n(n-1) < 2\\cdot 6^{n-3}$, or $108n(n-1)<6^n$."),
-    ("10", "The answer is \\boxed{10}. Perhaps surprisingly, no smaller value works."),
     ("6", "The answer is \\boxed{6}, or six."),
     ("C", "The answer is \\boxed{C}, or (C) in the options' own notation."),
-    ("B", "The answer is \\boxed{B}. A is not possible since it is even."),
+    ("5", "2+3 = 5, so the answer is \\boxed{5}. I hope it is correct."),
 ])
 def test_what_follows_without_offering_another_value_keeps_the_answer(gold: str, completion: str) -> None:
     assert score(gold, completion) == 1.0
+
+
+@pytest.mark.parametrize(("gold", "completion"), [
+    ("5", "2+3 = 5, so the answer is \\boxed{5}. Wait, let me double-check: 2+3=5. Yes."),
+    ("7", "The answer is \\boxed{7}. Otherwise we would have more than 7 left."),
+    ("4", "so $n=\\boxed{4}$ works. For larger n, $n(n-1) < 2\\cdot 6^{n-3}$, or $108n(n-1)<6^n$."),
+    ("10", "The answer is \\boxed{10}. Perhaps surprisingly, no smaller value works."),
+    ("B", "The answer is \\boxed{B}. A is not possible since it is even."),
+])
+def test_any_sentence_after_the_answer_but_a_closing_one_leaves_no_final_answer(gold: str, completion: str) -> None:
+    """The closed grammar (reading.frame.unclosed): a remark, a check or a note after the answer may say
+    anything, so the verdict does not read it; the answer is then not the completion's last statement."""
+    verdict = MATH.verify(Sample(completion=completion, fields={"answer": gold}))
+    assert (verdict.score, verdict.status) == (0.0, "no_answer")
+    assert "follows it" in verdict.feedback
+    cut = completion[: completion.index(".", completion.index("boxed")) + 1]
+    assert score(gold, cut) == 1.0, cut  # the same answer, last: paid

@@ -35,7 +35,7 @@ def test_two_options_in_one_answer_earn_nothing(completion: str) -> None:
     r"\boxed{\text{(A) 12}}",
     r"\boxed{\textbf{(A)}}",
     r"The answer is (A).",
-    r"The answer is \boxed{\text{(A)}}. Also, (A) works.",
+    r"The answer is \boxed{\text{(A)}}. Final Answer: (A).",
 ])
 def test_one_option_in_any_dress_is_the_answer(completion: str) -> None:
     assert score("\\text{(A)}", completion) == 1.0

@@ -44,7 +44,7 @@ def test_denied_doubted_or_retracted_scores_zero(gold: str, completion: str) -> 
     ("7", r"I first thought \boxed{5}, but that is wrong. The answer is \boxed{7}."),
     ("9", r"Is 8 right? No. The answer is $\boxed{9}$."),
     ("12", r"It is \boxed{12}, and that is the answer."),
-    ("3", r"The answer is \boxed{3}. It is not true that x is 4."),
+    ("3", r"It is not true that x is 4. The answer is \boxed{3}."),
 ])
 def test_a_committed_answer_beside_a_denial_still_counts(gold: str, completion: str) -> None:
     assert score(gold, completion) == 1.0
