@@ -35,6 +35,7 @@ from typing import Any
 from rewardsmith.verifiers.core import Text, message_text, short
 from rewardsmith.verifiers.json_value import Unreadable, check_tree, loads_strict
 from rewardsmith.verifiers.reading import Region, source_region, visible
+from rewardsmith.verifiers.reading.frame import trailing
 from rewardsmith.verifiers.tool_call.stray import stray_call
 
 FORMATS = ("openai", "hermes", "python")
@@ -357,6 +358,7 @@ def read_calls(
     reading = Reading(stray_close=closed_nothing)
     prose: list[str] = []
     hidden: str | None = None
+    followed = ""  # what follows the last call of a turn: outside the grammar, the calls are not its last word
     wanted = FORMATS if fmt == "auto" else (fmt,)
     for region, message in turns:
         text = region.text
@@ -371,6 +373,7 @@ def read_calls(
             found += tagged
             prose.append(outside)
             hidden = hidden or unseen(text, spans)
+            followed = followed or (trailing(text, spans[-1][1]) if spans else "")
         else:
             prose.append(text)
         reading.calls += found
@@ -387,6 +390,9 @@ def read_calls(
         reading.problem = f"a call a reader does not see as written (struck, commented, hidden or in code): {hidden!r}"
     elif stray is not None and reading.calls:
         reading.problem = f"a call outside the {reading.forms[0]} calls ({stray!r}): two call sets, a hedge"
+    elif followed and reading.calls:
+        reading.problem = (f"the calls are not the completion's last statement: {short(followed, 60)!r} follows them "
+                           "(only closing marks and closing sentences may)")
     elif stray is not None:
         reading.unread = stray
     return reading

@@ -167,7 +167,6 @@ def test_a_tag_a_reader_sees_as_other_text_is_not_paid():
     "I will use get_weather.\n" + tag(RIGHT),
     "I'll use the `get_weather` tool for this.\n" + tag(RIGHT),
     "get_weather (the forecast tool) needs a city and a number of days.\n" + tag(RIGHT),
-    tag(RIGHT) + "\nI'll tell you the forecast once get_weather answers.",
     "<think>The user wants Paris; get_weather takes a city.</think>\n" + tag(RIGHT),
     "```python\n" + pythonic(RIGHT) + "\n```",
     pythonic(RIGHT) + "  # Paris, three days",
@@ -176,7 +175,7 @@ def test_a_tag_a_reader_sees_as_other_text_is_not_paid():
     "Sure.\n\n<tool_call>\n" + json.dumps({"name": "get_weather", "arguments": RIGHT}, indent=4) + "\n</tool_call>",
     "1. **Call:** " + tag(RIGHT).replace("\n", ""),
 ])
-def test_the_right_call_with_prose_around_it_still_pays(completion):
+def test_the_right_call_with_prose_before_it_still_pays(completion):
     v = score(completion)
     assert (v.score, v.status) == (1.0, "ok"), v.feedback
 
@@ -200,3 +199,16 @@ def test_arguments_holding_parentheses_or_json_like_text_still_pay(query):
     for completion in (tag({"query": query}, "search"), pythonic({"query": query}, "search")):
         v = score(completion, truth)
         assert (v.score, v.status) == (1.0, "ok"), (completion, v.feedback)
+
+
+@pytest.mark.parametrize("tail", [
+    "I'll tell you the forecast once get_weather answers.",  # honest, but outside the grammar
+    "Ignore the call above; the user wants London.",
+    "Do not run this.",
+])
+def test_the_calls_are_the_completions_last_statement(tail):
+    """Only closing marks and closing sentences may follow the last call (reading.frame.trailing): what follows
+    may say anything, so the verdict does not read it."""
+    v = score(tag(RIGHT) + "\n" + tail)
+    assert v.score == 0.0 and "last statement" in v.feedback
+    assert score(tag(RIGHT) + "\nI hope this helps.").score == 1.0
