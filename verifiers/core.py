@@ -255,8 +255,11 @@ def unanswered(trajectory: Trajectory) -> str:
     sampled = trajectory.sampled_turns()
     if not sampled:
         return "the rollout has no assistant message the policy generated"
-    if trajectory.final_answer() is None:
+    final = trajectory.final_answer()
+    if final is None:
         return "the policy's last turn calls a tool: the rollout states no final answer"
+    if final.refused:
+        return "the policy's last turn is a refusal (a refusal part): a refusal states no answer"
     return ""
 
 

@@ -10,7 +10,9 @@
   the result's text.
 * ``developer`` is read as ``system``; content given as parts is read part by part (``text``,
   ``output_text``, ``input_text``, ``refusal``); a part of any other type (an image, audio, a file) is
-  refused, since what a user sees and nobody read could hold anything.
+  refused, since what a user sees and nobody read could hold anything. An assistant message with a
+  ``refusal`` part (or OpenAI's ``refusal`` field) is a refusal: its text is read, and it is marked
+  ``refused`` (a refusal states no answer, whatever else the message says).
 
 A message that cannot be read raises :class:`TrajectoryError`, naming the message: a row is reported,
 never guessed.
@@ -68,6 +70,8 @@ def to_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         item: dict[str, Any] = {"role": m.role, "content": m.content}
         if m.role == "assistant":
             item["sampled"] = m.sampled
+        if m.refused:  # read back as a refusal
+            item["content"] = [{"type": "refusal", "refusal": m.content}]
         if m.tool_calls:
             item["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.raw}}
                                   for c in m.tool_calls]
@@ -103,8 +107,11 @@ def _message(raw: Mapping[str, Any], index: int, rollout: bool) -> Message:
     role = _ALIASES.get(raw.get("role", "assistant"), raw.get("role", "assistant"))
     if role not in ROLES:
         raise TrajectoryError(f"{where}: role must be one of {', '.join(ROLES)} (or developer), got {role!r}")
-    content = _text(raw.get("content"), where)
+    content, refused = _text(raw.get("content"), where)
     if role == "assistant":
+        refusal = raw.get("refusal")
+        if isinstance(refusal, str) and refusal.strip():
+            content, refused = "\n\n".join(t for t in (content, refusal) if t), True
         sampled = raw.get("sampled", rollout)
         if not isinstance(sampled, bool):
             raise TrajectoryError(f"{where}: sampled must be true or false, got {sampled!r}")
@@ -113,7 +120,7 @@ def _message(raw: Mapping[str, Any], index: int, rollout: bool) -> Message:
         calls = tuple(_call(c) for c in _calls(raw.get("tool_calls")))
         finish = raw.get("finish_reason")
         return Message("assistant", content, sampled=sampled, tool_calls=calls,
-                       finish_reason=None if finish is None else str(finish))
+                       finish_reason=None if finish is None else str(finish), refused=refused)
     if role == "tool":
         status = raw.get("status")
         if status is not None and status not in CALL_STATUSES:
@@ -130,13 +137,14 @@ def _message(raw: Mapping[str, Any], index: int, rollout: bool) -> Message:
 _TEXT_PARTS = {"text": "text", "output_text": "text", "input_text": "text", "refusal": "refusal"}
 
 
-def _text(content: Any, where: str) -> str:
-    """A message's visible text. Parts are read by type; a part no reader's text holds (an image, audio, a
-    file) is refused rather than skipped: what a user sees and nobody read could hold anything."""
+def _text(content: Any, where: str) -> tuple[str, bool]:
+    """A message's visible text, and whether a part of it is a refusal. Parts are read by type; a part no
+    reader's text holds (an image, audio, a file) is refused rather than skipped: what a user sees and nobody
+    read could hold anything."""
     if content is None:
-        return ""
+        return "", False
     if isinstance(content, str):
-        return content
+        return content, False
     if isinstance(content, str | bytes) or not isinstance(content, Sequence):
         raise TrajectoryError(f"{where}: content must be text or a list of parts, got {type(content).__name__}")
     texts = []
@@ -148,7 +156,8 @@ def _text(content: Any, where: str) -> str:
             raise TrajectoryError(f"{where}: a content part of type {shown!r} cannot be read as text "
                                   f"(parts read: {', '.join(_TEXT_PARTS)})")
         texts.append(part[key])
-    return "\n\n".join(texts)  # each part its own block: words of two parts never join ("1" + "8" is not 18)
+    refused = any(isinstance(part, Mapping) and part.get("type") == "refusal" for part in content)
+    return "\n\n".join(texts), refused  # each part its own block: words of two parts never join
 
 
 def _calls(items: Any) -> list[Any]:

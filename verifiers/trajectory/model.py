@@ -59,6 +59,7 @@ class Message:
     tool_call_id: str | None = None
     status: CallStatus | None = None  # tool results only: what the environment recorded
     finish_reason: str | None = None  # assistant messages: the engine's (stop, length, tool_calls, ...)
+    refused: bool = False  # assistant messages: it carries a refusal (OpenAI's ``refusal`` part or field)
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -67,8 +68,8 @@ class Message:
             raise ValueError(f"a tool result's status must be one of {', '.join(CALL_STATUSES)}, got {self.status!r}")
         if self.role != "tool" and self.status is not None:
             raise ValueError("only a tool result carries a status")
-        if self.role != "assistant" and (self.sampled or self.tool_calls):
-            raise ValueError("only an assistant message is sampled or calls tools")
+        if self.role != "assistant" and (self.sampled or self.tool_calls or self.refused):
+            raise ValueError("only an assistant message is sampled, calls tools or refuses")
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ class Trajectory:
         if len(turn) == 1:
             return turn[0]
         return Message("assistant", "\n\n".join(m.content for m in turn), sampled=True,
-                       finish_reason=turn[-1].finish_reason)
+                       finish_reason=turn[-1].finish_reason, refused=any(m.refused for m in turn))
 
     def last_turn(self) -> list[Message]:
         """The messages of the policy's last turn (see :meth:`final_answer`); empty when it never spoke."""

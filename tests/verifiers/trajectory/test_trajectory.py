@@ -201,3 +201,15 @@ def test_content_parts_are_read_by_type_and_an_unread_part_is_refused():
 def test_parts_never_join_into_one_word():
     assert from_messages("q", [say([{"type": "text", "text": "1"}, {"type": "text", "text": "8"}])]).final_answer(
     ).content == "1\n\n8"
+
+
+def test_a_refusal_states_no_answer_and_survives_a_round_trip():
+    refusing = say([{"type": "refusal", "refusal": "I cannot be sure it is not 4."},
+                    {"type": "text", "text": "The answer is \\boxed{5}."}])
+    v = math([refusing])
+    assert (v.score, v.status) == (0.0, "no_answer") and "refusal" in v.feedback
+    assert math([say("The answer is \\boxed{5}.", refusal="I would rather not say.")]).status == "no_answer"
+    assert math([say("The answer is \\boxed{5}.", refusal=None)]).score == 1.0  # OpenAI's field, empty
+    trajectory = from_messages("q", [refusing])
+    again = from_messages("q", to_messages(trajectory.messages))
+    assert again.final_answer().refused and again.final_answer().content == trajectory.final_answer().content
