@@ -125,6 +125,8 @@ class IfevalVerifier(Verifier):
         if not text.strip():
             return self._refused(ids, base, "no_answer", "nothing", "empty response")
         prompts = [sample.prompt_text, *(kw.get("prompt_to_repeat", "") for _, _, kw in parsed)]
+        if not self.parity:  # a copy is a copy as written and as shown ("using <br> to separate" renders a break)
+            prompts += [reading_of(p).text for p in prompts if "<" in p]
         shape, why = degenerate(text, prompts, self.min_words, self.max_repeated, self.reject_echo)
         if shape:
             return self._refused(ids, base, "no_answer" if shape == "nothing" else "ok", shape, why)

@@ -385,3 +385,10 @@ def test_typographic_quotes_wrap_a_response_and_closing_emphasis_is_style():
     assert score(quoted, ["startend:quotation"], [{}], parity=True) == 0.0
     ids, kw = ["startend:end_checker"], [{"end_phrase": "Is there anything else I can help with?"}]
     assert score("Here is my answer.\n\n**Is there anything else I can help with?**", ids, kw) == 1.0
+
+
+def test_an_echo_of_a_prompt_holding_html_is_still_an_echo():
+    prompt = "Write a funny note to McQueen, using <br> to separate lines. Start with a funny greeting."
+    verdict = build("ifeval").verify(Sample(prompt=prompt, completion=prompt, fields={
+        "instruction_id_list": ["detectable_content:number_placeholders"], "kwargs": [{"num_placeholders": 0}]}))
+    assert (verdict.score, verdict.details["guard"]) == (0.0, "echo")
