@@ -18,9 +18,15 @@ completion states no final answer or its answer names no option; ``ok`` otherwis
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from rewardsmith.verifiers.choice.reading import Named, in_shape, read_statement, said_in_working
+from rewardsmith.verifiers.choice.reading import (
+    Named,
+    in_shape,
+    mentioned_in_working,
+    read_statement,
+    said_in_working,
+)
 from rewardsmith.verifiers.choice.row import Options, read_gold, read_options
 from rewardsmith.verifiers.core import Sample, Verdict, Verifier, invalid_input, read_completion, short
 from rewardsmith.verifiers.options import NonEmpty, Unique, declare, option
@@ -54,6 +60,10 @@ class ChoiceVerifier(Verifier):
     )
     prompt_opens_think: bool = option(False, PROMPT_OPENS_THINK_DOC)
     accept_text: bool = option(True, 'an option\'s exact text ("Paris") names it, as its label does')
+    working: Literal["names", "statements"] = option(
+        "names", "names: every option label in the working before the final statement names that option (a "
+        "second one is a hedge: working belongs in the reasoning block); statements: only a sentence that ends "
+        "on a label or states one option (lenient: 'I'd pick C, honestly.' is then free)")
 
     def _verify(self, sample: Sample) -> Verdict:
         options = read_options(sample.get(self.choices_field))
@@ -92,8 +102,9 @@ class ChoiceVerifier(Verifier):
         for statement in answer.statements:
             named = named | read_statement(statement.text, options, self.accept_text)
         final = max(s.start for s in answer.statements if s.form != "offer")
+        read = mentioned_in_working if self.working == "names" else said_in_working
         for said in working(text.text, sentence_start(text.text, final)):
-            named = named | said_in_working(said, options, self.accept_text)
+            named = named | read(said, options, self.accept_text)
         chosen = sorted(options.labels[i] for i in named.indices) + sorted(named.outside)
         details.update(named=chosen, denied=sorted(named.denied))
         if named.count == 0:
@@ -107,7 +118,9 @@ class ChoiceVerifier(Verifier):
             )
         if named.count > 1:
             every = " (every option)" if len(named.indices) == len(options.labels) else ""
-            return _wrong(f"several options named{every}: {', '.join(chosen)} (a hedge)", details)
+            hint = ("; every option named in the working counts (working belongs in the reasoning block, or set "
+                    "working: statements)") if self.working == "names" else ""
+            return _wrong(f"several options named{every}: {', '.join(chosen)} (a hedge){hint}", details)
         if answer.unframed:
             return Verdict(score=0.0, correct=False, status="no_answer", feedback=answer.unframed, details=details)
         if named.outside:

@@ -117,6 +117,18 @@ def said_in_working(sentence: str, options: Options, accept_text: bool = True) -
     return _as_named(last.group(1), options)
 
 
+def mentioned_in_working(sentence: str, options: Options, accept_text: bool = True) -> Named:
+    """Every option a sentence of the working names, in any words: what :func:`said_in_working` reads, and every
+    label standing alone in it, denied or not ("I'd pick C, honestly.", "C looks right to me.", "C is wrong.").
+    Whether a sentence endorses or rejects an option is a judgement of its words; the reader does not make it:
+    an answer region that names two options names two options."""
+    found = said_in_working(sentence, options, accept_text)
+    labels = _tokens(looks(plain(sentence)), seen(options), prose=True)
+    for label in labels.denied:
+        labels = labels | _as_named(label, seen(options))
+    return Named(found.indices | labels.indices, found.outside)  # a capital that is no label is prose ("I")
+
+
 def _by_labels(text: str, options: Options, accept_text: bool) -> Named:
     """The options ``text`` names by label: a head label (with its own text, or another's after it), then every
     standalone label."""
@@ -203,23 +215,26 @@ def _as_named(label: str, options: Options) -> Named:
     return Named(frozenset({index})) if index is not None else Named(outside=frozenset({label}))
 
 
-def _article(text: str, start: int, end: int, dressed: bool, options: Options) -> bool:
+def _article(text: str, start: int, end: int, dressed: bool, options: Options, prose: bool = False) -> bool:
     """Whether an undressed ``A`` or ``I`` before a lowercase word is the article or the pronoun ("I think
     B"). Only a letter that is no option's label is read so: where ``A`` is a label, "A or B" and
     "A maybe B" must name it, so it counts (a reading that can only add a hedge, never pay one)."""
     letter = text[start : start + 1]
     return (
         letter in ("A", "I")
-        and letter not in options.labels
+        and (prose or letter not in options.labels)
         and not dressed
         and bool(re.match(r"\s+[a-z]", text[end:]))
     )
 
 
-def _tokens(text: str, options: Options, bare_digits: bool = False) -> Named:
+def _tokens(text: str, options: Options, bare_digits: bool = False, prose: bool = False) -> Named:
     """Every standalone label in ``text`` (a capital that is none is an outside letter; a lowercase letter
     counts only where its capital is a label), named or denied. ``bare_digits``: ``text`` follows a label
-    ("2) or 1"), where a bare digit that is a digit label is that label too, not a number in prose."""
+    ("2) or 1"), where a bare digit that is a digit label is that label too, not a number in prose. ``prose``:
+    ``text`` is working, not a statement: a lowercase letter counts only dressed ("(b)", not the ``d`` of
+    "I'd"), and an undressed ``A`` or ``I`` before a lowercase word is the article or the pronoun even where
+    it is a label ("A planet's heat ...")."""
     named: list[str] = []
     denied: list[str] = []
     for token in _TOKEN.finditer(text):
@@ -228,7 +243,9 @@ def _tokens(text: str, options: Options, bare_digits: bool = False) -> Named:
             continue  # a number in prose, not a label: only "(2)", "2)", "[2]" name a digit label inside text
         if label.isdigit() and _MATH_BEFORE.search(text, 0, token.start()):
             continue  # "\\pm (2)", "x + (2)": a term of a formula
-        if _article(text, token.start(2), token.end(), bool(opened or closed), options):
+        if _article(text, token.start(2), token.end(), bool(opened or closed), options, prose):
+            continue
+        if prose and label.islower() and not (opened or closed):
             continue
         if label.islower():  # "b or c": a lowercase label, where it is one ("a" only dressed: "(a)")
             if label.upper() not in options.labels or (label in "ai" and not (opened or closed)):

@@ -370,3 +370,31 @@ def test_the_gold_beside_another_letter_never_pays_in_any_wrapper(hedge):
         for other in "ACD":
             completion = wrapper.format(hedge.format(g="B", x=other))
             assert judge(completion).score == 0.0, completion
+
+
+@pytest.mark.parametrize("completion", [
+    "I'd pick C, honestly. The answer is B.",  # endorses C mid-sentence
+    "My pick would be C if I had to guess. The answer is B.",
+    "C looks right to me.\n\n**Answer: B**",
+    "C is wrong because Berlin is in Germany. The answer is B.",  # honest, but it names C: read the same way
+    "Not D. The answer is B.",
+])
+def test_every_option_named_in_the_working_counts_by_default(completion):
+    """Whether a working sentence endorses or rejects an option is a judgement of its words; the reader does
+    not make it (issue 36): an answer region that names two options names two, and working belongs in the
+    reasoning block. ``working: statements`` reads only sentences that state an option (lenient)."""
+    verdict = judge(completion)
+    assert (verdict.score, verdict.status) == (0.0, "ok") and "working" in verdict.feedback
+    working = completion.rsplit("The answer", 1)[0].rsplit("**Answer", 1)[0]
+    assert judge(f"<think>{working}</think>\nThe answer is B.").score == 1.0  # the same working, as reasoning
+    lenient = judge(completion, spec={"type": "choice", "working": "statements"})
+    assert lenient.score == (0.0 if completion.startswith("Not D") else 1.0)
+
+
+@pytest.mark.parametrize("completion", [
+    "I think it is the capital. The answer is B.",  # the pronoun
+    "A city on the Thames is the capital. The answer is B.",  # the article, though A is a label
+    "It's the one on the Thames. The answer is B.",  # the s of it's is no label
+])
+def test_prose_letters_in_the_working_are_not_labels(completion):
+    assert judge(completion).score == 1.0
