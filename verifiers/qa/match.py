@@ -101,15 +101,42 @@ def _foreign_marks(prediction: str, gold: str) -> bool:
     return any(not c.isalnum() and not c.isspace() and c not in allowed for c in fold(prediction))
 
 
+_OPENING = "([{\"'“‘«$"
+_CLOSING = ")]}\"'”’».,;:!?%"
+
+
+def _glued(text: str) -> list[tuple[str, str]]:
+    """The marks glued to each word's start and end once its punctuation is set aside (``O+`` has ``+``,
+    ``C++`` has ``++``, ``C#`` has ``#``, ``7+`` has ``+``): part of the word, so both sides must carry the same."""
+    found = []
+    for token in fold(text).split():
+        core = token.lstrip(_OPENING).rstrip(_CLOSING)
+        if not any(c.isalnum() for c in core):
+            continue
+        if is_number(core.lstrip("+-−")):
+            core = core.lstrip("+-−")  # a number's sign is its value, compared as a number
+        head = len(core) - len(core.lstrip("".join(c for c in core if not c.isalnum())))
+        tail = len(core) - len(core.rstrip("".join(c for c in core if not c.isalnum())))
+        if head or tail:
+            found.append((core[:head], core[len(core) - tail :]))
+    return found
+
+
+def _marks_differ(prediction: str, gold: str) -> bool:
+    """A mark that changes what the prediction says: one neither neutral nor in the gold, or marks glued to its
+    words that differ from the gold's (``O+`` is not ``O-``, ``C`` is not ``C++``, ``7+`` is not ``7``)."""
+    return _foreign_marks(prediction, gold) or _glued(prediction) != _glued(gold)
+
+
 def same(prediction: str, gold: str) -> bool:
     """Exact match: the same words and the same numbers, in the same order, and no mark that changes them."""
     expected = key(gold)
-    return bool(expected) and key(prediction) == expected and not _foreign_marks(prediction, gold)
+    return bool(expected) and key(prediction) == expected and not _marks_differ(prediction, gold)
 
 
 def f1(prediction: str, gold: str) -> float:
     """Token F1 over the compared tokens (words and numbers); against a gold that is one number, 1 or 0."""
-    if _foreign_marks(prediction, gold):
+    if _marks_differ(prediction, gold):
         return 0.0
     if is_number(gold):
         return float(same(prediction, gold))

@@ -213,3 +213,11 @@ def test_a_mark_or_a_script_that_changes_the_value_matches_nothing(completion, g
 )
 def test_neutral_marks_and_the_golds_own_marks_still_match(completion, gold):
     assert build("qa").verify(Sample(completion=completion, fields={"answer": gold})).score == 1.0
+
+
+@pytest.mark.parametrize(("prediction", "gold"), [
+    ("O+", "O-"), ("C", "C++"), ("C++", "C"), ("C", "C#"), ("B", "B+"), ("7+", "7"),
+])
+def test_a_mark_glued_to_a_word_is_part_of_it(prediction, gold):
+    assert not same(prediction, gold) and f1(prediction, gold) == 0.0
+    assert same(gold, gold) and same("+7", "7") and same("(France).", "France")  # a sign, brackets, punctuation
