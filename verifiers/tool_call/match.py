@@ -22,7 +22,10 @@ from typing import Any
 from rewardsmith.verifiers.tool_call.expected import OPTIONAL, ExpectedCall, Param, kind
 from rewardsmith.verifiers.tool_call.parse import Call, shown
 
-_SQUASH = re.compile(r"[\s,./\-_*^]")
+# BFCL ignores the marks , . / - _ * ^; of those only white space, commas, hyphens and underscores leave a
+# string's meaning as it was ("New York, NY", "release_2" for "Release-2"). A dot, a slash, a star or a caret
+# is part of the value: "/etc/hosts" is not "etc/hosts", "1.5" is not "1/5", "order.id" is not "order_id".
+_SQUASH = re.compile(r"[\s,\-_]")
 _NUMBERS = re.compile(r"(?:(?<![0-9A-Za-z])-)?\d+")  # a minus after a letter or digit is a hyphen
 _WORDS = re.compile(r"[^\W_]+")  # runs of letters and digits
 
@@ -36,10 +39,11 @@ def _words(text: str) -> list[str]:
 
 
 def same_string(value: str, acceptable: str, strings: str) -> bool:
-    """``exact``: character for character. ``normalized``: equal under BFCL's rule (case, whitespace
-    and the marks ``, . / - _ * ^`` ignored; ``'`` read as ``"``) *and* made of the same words and
-    the same signed numbers, in order. BFCL's rule alone reads ``"1.5"`` as ``"15"``, ``"-5"`` as
-    ``"5"``, ``"1/2"`` as ``"12"`` and ``"john.doe"`` as ``"johndoe"``; here each is another value."""
+    """``exact``: character for character. ``normalized``: equal with case, white space, commas, hyphens and
+    underscores ignored and ``'`` read as ``"`` (BFCL's rule also ignores ``. / * ^``, which carry meaning), *and*
+    made of the same words and the same signed numbers, in order. BFCL's rule reads ``"1.5"`` as ``"15"``,
+    ``"-5"`` as ``"5"``, ``"1/2"`` as ``"12"``, ``"john.doe"`` as ``"johndoe"`` and ``"/etc/hosts"`` as
+    ``"etchosts"``; here each is another value."""
     if strings == "exact":
         return value == acceptable
     return (

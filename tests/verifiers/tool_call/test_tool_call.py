@@ -434,3 +434,16 @@ def test_a_leading_reasoning_block_is_not_read():
     rome = hermes(("get_weather", {"city": "Rome", "days": 3}))
     twice = verdict("a</think>" + rome + "</think>" + hermes(("get_weather", RIGHT)), prompt_opens_think=True)
     assert twice.score == 0.0
+
+
+@pytest.mark.parametrize(("value", "acceptable"), [
+    ("etc/hosts", "/etc/hosts"), ("/etc.hosts", "/etc/hosts"), ("1/5 mg", "1.5 mg"), ("1-5 mg", "1.5 mg"),
+    ("tmp", "*.tmp"), ("order.id", "order_id"),
+])
+def test_a_dot_a_slash_or_a_star_is_part_of_a_string_value(value, acceptable):
+    from rewardsmith.verifiers.tool_call.match import same_string
+
+    assert not same_string(value, acceptable, "normalized")
+    assert same_string(acceptable.upper(), acceptable, "normalized")  # case still aside
+    assert same_string("release_2", "Release-2", "normalized") and same_string("Paris, France", "paris france",
+                                                                                 "normalized")
