@@ -359,7 +359,8 @@ def _json(kw: dict[str, Any], text: str, strict: bool) -> Result:
 def _title(kw: dict[str, Any], text: str, strict: bool) -> Result:
     for line in looks(text, strict).split("\n"):
         start, end = line.find("<<"), line.rfind(">>")
-        if start != -1 and end >= start + 3 and line[start : end + 2].lstrip("<").rstrip(">").strip():
+        title = line[start : end + 2].lstrip("<").rstrip(">")
+        if start != -1 and end >= start + 3 and (any(c.isalnum() for c in title) if strict else title.strip()):
             return True, "has a <<title>>"
     return False, "no <<title>>"
 
@@ -427,8 +428,9 @@ def _no_comma(kw: dict[str, Any], text: str, strict: bool) -> Result:
     return n == 0, f"{n} commas"
 
 
-# Double quotation marks as a reader knows them: a pair of ASCII quotes, or typographic opening and closing ones.
-QUOTE_PAIRS = ('""', "\u201c\u201d")
+# Double quotation marks as a reader knows them: a pair of ASCII quotes, or a typographic opening and closing pair
+# (English “…”, German „…“, French «…»).
+QUOTE_PAIRS = ('""', "\u201c\u201d", "\u201e\u201c", "\u00ab\u00bb")
 
 
 def _quotation(kw: dict[str, Any], text: str, strict: bool) -> Result:

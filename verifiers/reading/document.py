@@ -11,7 +11,9 @@ is "lost"), a block element's tag breaks the line, a comment within a line is no
 closed grammar of :mod:`~rewardsmith.verifiers.reading.html` (a ``style``, a ``class``, an element that
 hides or replaces its content) leaves nothing readable, as it does for an answer: a style can show any text
 in any case, or none. IFEval's title notation ``<<title>>`` is text, as the instruction defines it (a
-browser would take ``<title>`` for a tag). Everything else is decided by the same parsers, in the same way
+browser would take ``<title>`` for a tag). Math is rendered to the characters it shows (pylatexenc's
+``latex2text``): ``$b{}a{}d$`` shows "bad", ``$3\\times4$`` shows "3×4" (no word "times"), ``$10\\,000$`` no
+comma, ``$\\Rightarrow$`` no capital. Everything else is decided by the same parsers, in the same way
 (docs/reading.md).
 """
 
@@ -20,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rewardsmith.verifiers.reading.html import BREAKING, Tag, html_tags
-from rewardsmith.verifiers.reading.markdown import code_ranges, html_blocks
+from rewardsmith.verifiers.reading.markdown import code_ranges, html_blocks, math_spans
 from rewardsmith.verifiers.reading.visible import visible
 
 __all__ = ["Page", "code_ranges", "read_page", "shown"]
@@ -46,7 +48,8 @@ def read_page(source: str) -> Page:
     if outside is not None:
         return Page("", f"the response holds HTML outside the readable set ({source[outside.start:outside.end][:60]}):"
                         " its styles or elements can show any text, or none")
-    return Page(_rendered(seen.text, _tags(seen.text), html_blocks(seen.text)))
+    text = _math_shown(seen.text)
+    return Page(_rendered(text, _tags(text), html_blocks(text)))
 
 
 def shown(source: str) -> str | None:
@@ -77,3 +80,27 @@ def _rendered(text: str, tags: list[Tag], blocks: list[tuple[int, int]]) -> str:
 
 def _inside(blocks: list[tuple[int, int]], at: int) -> bool:
     return any(a <= at < b - 1 for a, b in blocks)  # the block's last line break ends it
+
+
+def _math_shown(text: str) -> str:
+    """``text`` with each math segment (not in code) as the characters it renders."""
+    if "$" not in text and "\\(" not in text and "\\[" not in text:
+        return text
+    code = code_ranges(text)
+    spans = [(a, b) for a, b in math_spans(text) if not any(c <= a < d for c, d in code)]
+    if not spans:
+        return text
+    from pylatexenc.latex2text import LatexNodes2Text  # imported on the first page holding math
+
+    to_text = LatexNodes2Text(math_mode="text")
+    out, cursor = [], 0
+    for start, end in spans:
+        width = 2 if text[start : start + 2] in ("$$", "\\(", "\\[") else 1
+        try:
+            shown = to_text.latex_to_text(text[start + width : end - width])
+        except Exception:  # what the tokenizer cannot read stays as written
+            shown = text[start:end]
+        out += [text[cursor:start], shown]
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from rewardsmith.verifiers.reading.markdown import code_ranges, parsed, read_markdown
+from rewardsmith.verifiers.reading.unicode import strip_invisible
 
 __all__ = ["bullet_items", "dividers", "emphasized", "thematic_breaks"]
 
@@ -48,7 +49,7 @@ def emphasized(page: str) -> int:
                 depth, text = depth + 1, text if depth else ""
             elif child.type in _EMPHASIS_CLOSE and depth:
                 depth -= 1
-                count += depth == 0 and bool(text.strip())
+                count += depth == 0 and bool(strip_invisible(text).strip())  # "*&#8203;*" highlights nothing
             elif depth:
                 text += child.content
     return count

@@ -261,7 +261,7 @@ def test_shown_keeps_code_unless_it_is_itself_hidden():
     assert shown("x\n\n```\nf(1, 2)\n```\ny") == "x\n\n```\nf(1, 2)\n```\ny"
     assert "a, b" not in shown("~~`a, b`~~ shown")
     assert "a, b" not in shown("<!-- `a, b` --> shown")
-    assert shown("$x, y$ and `c`") == "$x, y$ and `c`"  # a backtick in math opens no code span
+    assert shown("$x, y$ and `c`") == "x, y and `c`"  # math as it renders; a backtick in math opens no code span
     assert code_ranges("$`a`$ plain") == []
     assert reading_of("one\r\ntwo").text == "one\ntwo"
     assert reading_of("one\rtwo\r\r\nthree").text == "one\ntwo\n\nthree"  # CommonMark: \r alone ends a line too
@@ -392,3 +392,16 @@ def test_an_echo_of_a_prompt_holding_html_is_still_an_echo():
     verdict = build("ifeval").verify(Sample(prompt=prompt, completion=prompt, fields={
         "instruction_id_list": ["detectable_content:number_placeholders"], "kwargs": [{"num_placeholders": 0}]}))
     assert (verdict.score, verdict.details["guard"]) == (0.0, "echo")
+
+
+
+@pytest.mark.parametrize(("completion", "ids", "kwargs", "expected"), [
+    ("It was $b{}a{}d$ luck for the keeper that night.", *forbidden("bad"), 0.0),  # renders "bad"
+    ("It was $\\mathrm{b}\\mathrm{ad}$ luck for the keeper that night.", *forbidden("bad"), 0.0),
+    ("The room measured $3\\times4$ metres.", *keywords("times"), 0.0),  # renders ×, not "times"
+    ("We have $\\left( a+b \\right)$ in the formula.", *forbidden("right"), 1.0),  # renders ( a+b )
+    ("it follows: $a \\Rightarrow b$ in every case.", *LOWER, 1.0),  # renders ⇒, no capital
+    ("The keeper counted $10\\,000$ waves in a single night.", *NO_COMMA, 1.0),  # a thin space, no comma
+])
+def test_math_is_judged_as_it_renders(completion, ids, kwargs, expected):
+    assert score(completion, ids, kwargs) == expected
