@@ -37,12 +37,13 @@ from fractions import Fraction
 from itertools import pairwise
 
 from rewardsmith.verifiers.math.prompt import NOTHING_ASKED, Asked, number_value
-from rewardsmith.verifiers.math.units import changes_value, words
+from rewardsmith.verifiers.math.units import QUANTITY_WORDS, changes_value, words
 from rewardsmith.verifiers.reading import Region, answer_region
 from rewardsmith.verifiers.reading.answer_tags import answer_tags
-from rewardsmith.verifiers.reading.boxes import boxes, brace_pairs, wrapper
+from rewardsmith.verifiers.reading.boxes import boxes, brace_pairs, in_formula, wrapper
 from rewardsmith.verifiers.reading.commitment import denied_before, withdrawn_after
 from rewardsmith.verifiers.reading.frame import unclosed
+from rewardsmith.verifiers.reading.markdown import math_spans
 
 METHODS = ("answer_tag", "boxed", "phrase", "gsm8k", "conclusion", "last_number")
 DEFAULT_METHODS = METHODS[:-1]  # the last-number fallback is opt-in: a number the text mentions is not an answer
@@ -56,6 +57,8 @@ PHRASE = re.compile(
     r"|the\s+solutions?\s+(?:is|are|set\s+is)(?!\s+(?:to|as|that|this|given|found|follows)\b))[*_\s:]{0,8}",
     re.IGNORECASE | re.MULTILINE,
 )
+# An answer phrase that names the answer (not a step's "the solution is"): "The answer is", "Answer:", GSM8K's "A:".
+_NAMES_ANSWER = re.compile(r"(?i:.*answer)|[ \t>#*_]*A[*_ \t]*:", re.DOTALL)
 # "$x \geq 5$ is the solution.", "$\frac{3}{4}$ is our final answer." (ending its clause: not "are the solutions to")
 _TRAILING_PHRASE = re.compile(
     r"(?:(?:\$\$?|\\\(|\\\[)([^$]{1,400}?)(?:\$\$?|\\\)|\\\])|(?<![\w.,])(-?\d[\d,]*(?:\.\d+)?(?:/\d+)?))"
@@ -240,7 +243,7 @@ def _statements(text: str, methods: Iterable[str], committed: int | None = None,
             if in_box and "boxed" in methods:
                 continue  # "The final answer is $\boxed{4}$": the box already counts
             statement = _Statement(span, "phrase", match.start(), end)
-            if first is not None and match.start() < first and "answer" not in match.group(0).lower():
+            if first is not None and match.start() < first and not _NAMES_ANSWER.match(match.group(0)):
                 continue  # before the box, "the solution is x = 3" may be a step's; "the answer is 16" is not
             if span and _has_math(span) and _committed(text, statement, value_first=False):
                 found.append(statement)
@@ -443,8 +446,27 @@ def _closed(region: str, found: Extraction | None, statements: list[_Statement],
         if inside:
             return replace(found, unclosed=f"the final answer stands inside {inside}: part of a formula or under an "
                                            "annotation, not stated on its own")
+        formulas = math_spans(region)
+        around = next((f for s in boxed[: MAX_STATEMENTS + 1] if (f := in_formula(region, s.start, s.end, formulas))),
+                      "")
+        if around:
+            return replace(found, unclosed=f"the final answer is part of a formula ({around!r} beside the box): the "
+                                           "value a reader sees is not the box's")
     stated = {_value(s.text) for s in statements} - {None}
-    why = unclosed(region, max(ends), lambda number: (value := _value(number)) in asked.numbers or value in stated)
+
+    def plain_word(word: str) -> bool:  # "percent", "squared", "at most": only where the prompt says it too
+        return word.lower() not in QUANTITY_WORDS or word.lower() in asked.words
+
+    last = max(statements, key=lambda s: s.start)
+    line = re.split(r"[.!?:;=\n]", region[max(0, last.start - 60) : last.start])[-1] if last.method == "boxed" else ""
+    lead = re.findall(r"(?<![\\\w])[^\W\d_]+", line)[-2:]  # words, not LaTeX commands (\approx)
+    lead = lead if lead[-1:] == ["than"] else lead[-1:]  # the word right before it: "at most", "negative"; "more than"
+    hedged = next((word for word in lead if not plain_word(word)), None)
+    if hedged is not None:
+        return replace(found, unclosed=f"the final answer is not stated on its own: {hedged!r} before it changes or "
+                                       "hedges the quantity")
+    why = unclosed(region, max(ends), lambda number: (value := _value(number)) in asked.numbers or value in stated,
+                   plain_word)
     return replace(found, unclosed=why) if why else found
 
 

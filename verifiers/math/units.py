@@ -63,6 +63,12 @@ _VALUE_WORDS = """
     pairs pair couples couple
 """
 VALUE_WORDS = words(_VALUE_WORDS)
+# Of those, the ones that change or hedge the quantity a value next to them states ("\\boxed{18} percent",
+# "at most \\boxed{18}", "negative \\boxed{18}"); the connectives are left out ("or 18 in all", "to feed").
+QUANTITY_WORDS = frozenset(
+    w for w in (VALUE_WORDS - words("or and to but than either except larger smaller bigger higher lower"))
+    | words("negative") if len(w) > 1  # "the larger angle" names it; "values of k" is a variable
+)
 # Spelled-out numbers after a digit multiply it ("5 hundred") or list another value ("5 or six").
 _NUMBER_WORDS = words(
     "zero one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty "

@@ -92,6 +92,36 @@ def wrapper(text: str, start: int, pairs: dict[int, int] | None = None) -> str:
     return ""
 
 
+# Inside a formula, what may stand right before a box (a relation it is the value of, once spacing, text, a currency
+# sign and alignment are skipped) and right after it (no operator, script, factorial or digit): the rest of the
+# formula would change the value a reader sees ("$-\\boxed{18}$", "$2\\times\\boxed{18}$", "$\\boxed{18}^2$").
+_FILLER = (r"\\(?:text|mbox|mathrm|textbf)\s*\{[^{}]*\}(?:\^\s*\{?[23]\}?)?"
+           r"|\\(?:displaystyle|textstyle|quad|qquad|[,;:! ])|\^\s*\{?\\circ\}?|\\\$|\\\\|\\end\s*\{[A-Za-z*]+\}|[\s&]")
+_HEAD = re.compile(rf"(?:{_FILLER})*$")
+_TAIL = re.compile(rf"(?:{_FILLER})*")
+_OPEN = re.compile(r"(?:=|\\equiv|\\approx|:|\\Rightarrow|\\implies|\\to|\\in|\\therefore|\$|\\\(|\\\[|\{)$")
+_OPERATOR = re.compile(r"[+\-*/^!_'0-9(]|\\(?:times|cdot|div|pm|mp|frac|dfrac|sqrt|over|ast)(?![A-Za-z])")
+_GLUED = re.compile(r"[\w+\-*/^!)\]|]$")
+
+
+def in_formula(text: str, start: int, end: int, formulas: list[tuple[int, int]]) -> str:
+    """What, around the box at ``text[start:end]``, makes it part of a formula (``""`` when nothing does): a
+    character glued before it (``1\\boxed{8}``, ``-\\boxed{18}``), or, inside a math segment (``formulas``: their
+    spans), anything right before it but a relation or the segment's opening (``x = \\boxed{5}``,
+    ``$\\boxed{5}``), or an operator, a script, a factorial or a digit right after it."""
+    if _GLUED.search(text[max(0, start - 1) : start]):
+        return text[start - 1]
+    if not any(a <= start and end <= b for a, b in formulas):
+        return ""
+    head = text[max(0, start - 200) : start]
+    head = head[: _HEAD.search(head).start()]
+    if head and not _OPEN.search(head):
+        return head[-12:]
+    after = _TAIL.match(text, end).end()
+    operator = _OPERATOR.match(text, after)
+    return operator.group(0) if operator else ""
+
+
 def last_boxed(text: str) -> str | None:
     """Content of the last box, or None."""
     found = boxes(text)

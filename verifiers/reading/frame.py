@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from rewardsmith.verifiers.reading.html import TAG
+
 # Connectives a final statement's sentence may open with, lower case, spaces single.
 CONNECTIVES: tuple[str, ...] = (
     "so", "thus", "therefore", "hence", "consequently", "accordingly", "as a result", "finally", "overall",
@@ -46,12 +48,13 @@ def _alternatives(words: tuple[str, ...]) -> str:
 
 _LEAD_IN = re.compile(rf"(?:(?:{_alternatives(CONNECTIVES)})\s*[,:;]?\s*)*(?:{_PHRASE}\s*:?\s*)?", re.IGNORECASE)
 _CLOSING = re.compile(rf"(?:(?:{_alternatives(CLOSINGS)})\s*[.!]*\s*)*", re.IGNORECASE)
-TAG = r"<\s*/?\s*[A-Za-z][^<>]*>"  # an HTML tag: <answer>, </b>, a stray </think>; it renders as nothing
+# An HTML tag by CommonMark's grammar (<answer>, </b>, a stray </think>): it renders as nothing. "< C >" is text.
 # Marks that render as nothing or only close what the statement opened.
 _MARKS = re.compile(
     TAG
-    + r"|\\[()\[\]]|\\(?:quad|qquad|,|;|!)|\\end\s*\{[A-Za-z*]+\}"  # \( \) \[ \], spacing, closing an environment
-    r"|^[ \t]*(?:#{1,6}|>|[-+*]|\d+[.)])[ \t]"  # a heading, quote or list marker opening a line
+    + r"|\\[()\[\]]|\\(?:quad|qquad|,|;|!)|\\(?:blacksquare|square|qed|Box)(?![A-Za-z])|[∎□]"  # delimiters,
+    # spacing, and the end-of-proof mark
+    r"|^[ \t]*(?:#{1,6}|>|[-+*]|\d+[.)])[ \t]+(?=\S)"  # a heading, quote or list marker opening a line of text
     r"|[*_~$`\"'“”‘’()\[\]{}]",
     re.MULTILINE,
 )
@@ -96,10 +99,22 @@ def after(region: str, end: int) -> str:
     return _seen(region[end:])
 
 
+_END = re.compile(r"\\end\s*\{([A-Za-z*]+)\}")
+
+
+def _closed_environments(region: str, end: int) -> str:
+    """``region[end:]`` with each ``\\end{env}`` that closes an environment opened before ``end`` blanked: a
+    closing mark. A lone ``\\end{C}`` prints as written, so it stays."""
+    opened = set(re.findall(r"\\begin\s*\{([A-Za-z*]+)\}", region[:end]))
+    return _END.sub(lambda m: " " * len(m.group(0)) if m.group(1) in opened else m.group(0), region[end:])
+
+
 def trailing(region: str, end: int) -> str:
     """What follows ``end`` that is not a closing mark or a closing sentence (:data:`CLOSINGS`), as a reader sees
-    it; ``""`` when nothing does: the statement ending there is the completion's last."""
-    rest = after(region, end).lstrip(".!,;: ")
+    it; ``""`` when nothing does: the statement ending there is the completion's last. ``\\end{align}`` is a
+    closing mark only where it closes an environment the region opened before ``end`` (a lone ``\\end{C}``
+    prints as written)."""
+    rest = after(_closed_environments(region, end), 0).lstrip(".!,;: ")
     return "" if _CLOSING.fullmatch(rest) else rest
 
 
@@ -120,29 +135,45 @@ def _shown(text: str, limit: int = 60) -> str:
 
 
 # The words that may finish a value statement's own sentence, describing the quantity ("18 square units",
-# "\\boxed{5} ways to seat them", "40\\%", "90^\\circ", "\\boxed{3} \\pmod{7}"): letters, the marks of a
-# percentage, an angle, a power or a modulus, unit markup, and numbers the caller allows. Nothing else: no symbol
+# "\\boxed{5} ways to seat them", "90^\\circ", "\\boxed{3} \\pmod{7}"): words of letters (no digit of another kind:
+# "½", "²", "⑲" are numbers), the marks of an angle or a modulus, unit markup, and the numbers and words the caller
+# allows (a percent sign reads as the word "percent", a power as "squared" or "cubed"). Nothing else: no symbol
 # (a cross, a "no" sign), no formula, no box.
 _DESCRIPTION = re.compile(
-    r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\\%|%|\^\s*\\circ|\\circ|°|\^\s*\{?[23]\}?|\\(?:text|mbox|mathrm|[pb]?mod)(?![A-Za-z])"
-    r"|[\s,;:/-]+|(?P<number>\d+(?:[.,]\d+)*)"
+    r"(?P<word>[^\W\d_]+(?:['’-][^\W\d_]+)*)|(?P<percent>\\%|%)|(?P<power>\^\s*\{?[23]\}?)|\^\s*\\circ|\\circ|°"
+    r"|\\(?:text|mbox|mathrm|[pb]?mod)(?![A-Za-z])|[\s,;:/-]+|(?P<number>\d+(?:[.,]\d+)*)"
 )
 
 
-def unclosed(region: str, end: int, allowed_number: Callable[[str], bool] = lambda number: False) -> str:
+def _described(match: re.Match[str], allowed_number: Callable[[str], bool], allowed_word: Callable[[str], bool],
+               after_word: bool) -> bool:
+    word, power = match.group("word"), match.group("power")
+    if word is not None:
+        return word.replace("'", "").replace("’", "").replace("-", "").isalpha() and allowed_word(word)
+    if match.group("percent"):
+        return allowed_word("percent")
+    if power is not None:  # a unit's ("cm^2"), or the value's own ("18^2": the word "squared")
+        return after_word or allowed_word("squared" if "2" in power else "cubed")
+    return match.group("number") is None or allowed_number(match.group("number"))
+
+
+def unclosed(region: str, end: int, allowed_number: Callable[[str], bool] = lambda number: False,
+             allowed_word: Callable[[str], bool] = lambda word: True) -> str:
     """Why the value statement ending at ``end`` is not the completion's last statement (``""`` when it is), by
     the grammar of what may follow a value (math): the rest of its own sentence may describe the quantity in
-    words (:data:`_DESCRIPTION`, with the numbers ``allowed_number`` accepts, such as the prompt's), and every
-    later sentence must be a closing one (:data:`CLOSINGS`). A later sentence that is not ("Actually, it is
-    nineteen.", "Wait, I think she has 6.", a note, a check) is outside the grammar whatever it says: the
-    verdict never depends on recognising what it says."""
+    words (:data:`_DESCRIPTION`, with the numbers ``allowed_number`` and the words ``allowed_word`` accept, such
+    as the prompt's), and every later sentence must be a closing one (:data:`CLOSINGS`). A later sentence that
+    is not ("Actually, it is nineteen.", "Wait, I think she has 6.", a note, a check) is outside the grammar
+    whatever it says: the verdict never depends on recognising what it says."""
+    region = region[:end] + _closed_environments(region, end)
     stop = _SENTENCE_END.search(region, end)
     own = _seen(region[end : stop.end() if stop else len(region)]).strip(" .!?。！？")
-    cursor = 0
+    cursor, after_word = 0, False
     for match in _DESCRIPTION.finditer(own):
-        if match.start() != cursor or (match.group("number") and not allowed_number(match.group("number"))):
+        if match.start() != cursor or not _described(match, allowed_number, allowed_word, after_word):
             break
         cursor = match.end()
+        after_word = match.group("word") is not None or (after_word and not match.group(0).strip())
     if cursor != len(own):
         return f"the final answer is not stated on its own: {_shown(own)!r} follows it in its sentence"
     rest = trailing(region, stop.end()) if stop else ""

@@ -58,6 +58,8 @@ _TAG = re.compile(
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _CLOSE_TAG = re.compile(r"</([A-Za-z][A-Za-z0-9-]*)\s*>")
+# Any tag, open or close, by CommonMark's grammar: "< C >" (a space after "<") is text a reader sees, no tag.
+TAG = _TAG.pattern + "|" + _CLOSE_TAG.pattern.replace("(", "(?:", 1)
 # Elements a browser lays out as a block of their own (or a line break): on a page, their tags break the line.
 BREAKING = _names(
     "address article aside blockquote br caption dd details div dl dt figcaption figure footer h1 h2 h3 h4 h5 h6 "

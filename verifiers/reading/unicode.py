@@ -22,12 +22,20 @@ import re
 import unicodedata
 from functools import lru_cache
 
-# Code points that render as nothing (or as blank) but are not format characters (category Cf, which is
-# removed whole): combining grapheme joiner, Hangul fillers, the braille blank, variation selectors.
-_BLANK = frozenset(
-    [0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x180B, 0x180C, 0x180D, 0x180F, *range(0xFE00, 0xFE10),
-     *range(0xE0100, 0xE01F0)]
-)
+# A code point that renders blank yet is neither a format character nor default-ignorable: the braille blank.
+_BLANK = frozenset([0x2800])
+
+
+@lru_cache(maxsize=1)
+def _ignorable() -> frozenset[int]:
+    """Unicode's Default_Ignorable_Code_Point property (read by the ``regex`` package, which carries the
+    Unicode database's derived properties): what renderers draw as nothing unless they support it, from
+    soft hyphens and variation selectors to Hangul fillers and U+17B4 (a Khmer vowel sign, category Mn)."""
+    import regex
+
+    pattern = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+    return frozenset(p for block in (range(0x80, 0x20000), range(0xE0000, 0xE1000)) for p in block
+                     if pattern.match(chr(p)))
 
 
 # Bidi controls are format characters that do change what is shown: an override reverses the text after it
@@ -79,8 +87,12 @@ def _ambiguous_digits() -> frozenset[str]:
 
 def is_invisible(char: str) -> bool:
     """Whether ``char`` renders as nothing and changes nothing around it: a format character (zero-width space
-    and joiners, soft hyphen, tag characters, ...) other than a bidi control, a variation selector, a filler."""
-    return (unicodedata.category(char) == "Cf" and ord(char) not in _BIDI) or ord(char) in _BLANK
+    and joiners, soft hyphen, tag characters, ...) or a default-ignorable code point (variation selectors,
+    fillers, U+17B4), other than a bidi control; the braille blank."""
+    point = ord(char)
+    if point in _BIDI:
+        return False
+    return unicodedata.category(char) == "Cf" or point in _BLANK or (point > 0x7F and point in _ignorable())
 
 
 @lru_cache(maxsize=1)

@@ -92,7 +92,10 @@ def test_anything_but_words_after_the_value_in_its_sentence_leaves_no_answer(com
 
 def test_units_degrees_percent_and_a_modulus_finish_a_sentence():
     assert paid("The angle is $\\boxed{40}^\\circ$.", gold="40") == 1.0
-    assert paid("The share is $\\boxed{40}\\%$.", gold="40") == 1.0
+    asked = "What percent of the trees are oaks?"
+    share = MATH.verify(Sample(prompt=asked, completion="The share is $\\boxed{40}\\%$.", fields={"answer": "40"}))
+    assert share.score == 1.0
+    assert paid("The share is $\\boxed{40}\\%$.", gold="40") == 0.0  # 40% when a count was asked: not 40
     prompt = "Find the remainder of 2^10 modulo 7."
     completion = "So $2^{10} \\equiv \\boxed{2} \\pmod{7}$."
     assert MATH.verify(Sample(prompt=prompt, completion=completion, fields={"answer": "2"})).score == 1.0
@@ -116,3 +119,34 @@ def test_a_box_inside_an_annotation_or_a_formula_is_not_stated_on_its_own(comple
 def test_the_same_value_in_other_spacing_closes_a_statement():
     text = "The smallest is $\\boxed{11,\\! 111,\\! 111,\\! 100}$."
     assert paid(text, gold="11,\\! 111,\\! 111,\\! 100") == 1.0
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "The farmer has at most $\\boxed{15}$ trees.",  # a word before the box that changes the quantity
+        "The farmer has more than $\\boxed{15}$ trees.",
+        "The count is negative $\\boxed{15}$.",
+        "The farmer has $\\boxed{15}$ percent of the trees.",  # ... or after it
+        "The count is $\\boxed{15}$ squared.",
+        "The farmer has $\\boxed{15}$ or fewer trees.",
+        "$-\\boxed{15}$",  # a formula around the box
+        "$2 \\times \\boxed{15}$",
+        "$1\\boxed{5}$",
+        "$\\boxed{15}^2$",
+        "$\\boxed{15}!$",
+        "$\\boxed{15}$½",  # a number that is no digit
+        "$\\boxed{15}$. \\end{XVI}",  # a lone \end prints as written
+        "$\\boxed{15}$. < XVI >",  # not a tag: a reader sees it
+        "$\\boxed{15}$.\n16. ",  # an empty list item shows its number
+    ],
+)
+def test_what_changes_the_value_beside_the_box_leaves_no_answer(completion):
+    seen = verdict(completion)
+    assert (seen.score, seen.status) == (0.0, "no_answer"), seen.feedback
+
+
+def test_a_relation_or_a_closed_environment_around_the_box_is_fine():
+    assert paid("\\[ 3 \\cdot 5 = \\boxed{15}. \\]") == 1.0
+    assert paid("\\begin{align*} t &= 3 \\cdot 5 \\\\ &= \\boxed{15}.\n\\end{align*}") == 1.0
+    assert paid("The farmer has $\\boxed{15}$ trees in the larger field.") == 1.0  # "larger" names the field

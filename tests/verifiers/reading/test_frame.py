@@ -115,3 +115,20 @@ def test_a_sentence_of_the_working_that_ends_on_another_label_names_it() -> None
         assert score("choice", honest)[0] == 1.0, honest
     text = "One. Two **C**.\nThe answer"
     assert working(text, text.index("The")) == ["One.", "Two C."]
+
+
+@pytest.mark.parametrize(("family", "fields", "right", "tail"), [
+    ("choice", {"choices": ["Paris", "London", "Berlin", "Madrid"], "answer": 1}, "The answer is B.", "\\end{C}"),
+    ("choice", {"choices": ["Paris", "London", "Berlin", "Madrid"], "answer": 1}, "The answer is B.", "< C >"),
+    ("qa", {"answer": "France"}, "The answer is France.", "< Germany >"),
+    ("qa", {"answer": "1066"}, "The answer is 1066.", "\n1067. "),  # an empty list item shows its number
+])
+def test_what_follows_is_read_as_a_page_shows_it(family, fields, right, tail):
+    """A tag only by CommonMark's grammar ("< C >" is text), an \\end only where it closes an environment the
+    completion opened, a list marker only before text of its line: anything else after the answer is seen."""
+    verifier = build(family)
+    assert verifier.verify(Sample(prompt="q", completion=right, fields=fields)).score == 1.0
+    seen = verifier.verify(Sample(prompt="q", completion=f"{right} {tail}", fields=fields))
+    assert seen.score == 0.0, seen.feedback
+    closed = right + " $\\blacksquare$"  # an end-of-proof mark closes
+    assert verifier.verify(Sample(prompt="q", completion=closed, fields=fields)).score == 1.0

@@ -339,3 +339,11 @@ def test_a_command_written_without_braces_takes_the_next_token(command: str) -> 
     text = seen(f"The answer is $5 + {command} 7 8$.")
     assert "7" not in text and "8" in text and "5" in text
     assert "alpha" not in seen(f"The answer is $5 {command}\\alpha$.")
+
+
+def test_default_ignorable_code_points_render_as_nothing():
+    from rewardsmith.verifiers.reading import strip_invisible
+
+    assert strip_invisible("b\u17b4ad") == "bad"  # a Khmer vowel sign that renders nothing (category Mn)
+    assert strip_invisible("a\ufe0fb\u3164c") == "abc"  # a variation selector, a Hangul filler
+    assert strip_invisible("a\u200eb") == "a\u200eb"  # bidi marks are kept for the reordering check
