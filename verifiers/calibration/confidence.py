@@ -34,8 +34,9 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
     r"<confidence>\s*(?P<value>[^<]*?)\s*</confidence>",
     # Confidence: 80%, confidence = 0.8, **Confidence:** 0.8, confidence level: 0.9, my confidence is 0.7
     rf"\bconfidence(?:\s+(?:level|score))?(?:\s*\**\s*[:=]|\s+(?:is|of))\s*\**\s*(?P<value>{_NUM}(?:\s*(?:%|percent\b))?)",
-    # I am 80% confident, I'm 90 percent sure, 75% certain
-    rf"(?<![\w.])(?P<value>{_NUM}\s*(?:%|percent))\s+(?:confident|sure|certain)\b",
+    # I am 80% confident, I'm 90 percent sure, 75% certain (the subject is part of the statement: stripped with it)
+    rf"(?:\b(?:I\s+am|I['’]m|I\s+feel|we\s+are)\s+)?(?<![\w.])(?P<value>{_NUM}\s*(?:%|percent))\s+"
+    r"(?:confident|sure|certain)\b",
 )
 
 _VALUE = re.compile(rf"^\s*(?P<num>{_NUM})\s*(?P<pct>%|percent)?\s*$", re.IGNORECASE)
