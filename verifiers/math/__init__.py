@@ -98,7 +98,7 @@ class GradeTask:
                                   details={**details, "certain": True})
                 verdict.elapsed_s = time.perf_counter() - start
                 return verdict
-            if found is not None and found.unclosed:
+            if found is not None and found.unclosed and not found.hedged:  # a hedge is reported as one
                 details.update(method=found.method, extracted=found.text[:_SHOWN], unclosed=True)
                 verdict = Verdict(score=0.0, correct=False, status="no_answer", feedback=found.unclosed,
                                   details=details)
