@@ -98,10 +98,12 @@ class GradeTask:
                                   details={**details, "certain": True})
                 verdict.elapsed_s = time.perf_counter() - start
                 return verdict
-            if found is not None and found.unclosed and not found.hedged:  # a hedge is reported as one
+            if found is not None and found.unclosed:  # 0 whatever the statements say; several are a hedge
                 details.update(method=found.method, extracted=found.text[:_SHOWN], unclosed=True)
-                verdict = Verdict(score=0.0, correct=False, status="no_answer", feedback=found.unclosed,
-                                  details=details)
+                several = " | ".join(span[:40] for span in found.spans[:4])
+                verdict = Verdict(score=0.0, correct=False, status="ok" if found.hedged else "no_answer",
+                                  feedback=f"several final answers ({several}): a hedge; and {found.unclosed}"
+                                  if found.hedged else found.unclosed, details=details)
                 verdict = hinted(verdict, region)
                 verdict.elapsed_s = time.perf_counter() - start
                 return verdict

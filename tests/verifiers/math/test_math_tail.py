@@ -150,3 +150,9 @@ def test_a_relation_or_a_closed_environment_around_the_box_is_fine():
     assert paid("\\[ 3 \\cdot 5 = \\boxed{15}. \\]") == 1.0
     assert paid("\\begin{align*} t &= 3 \\cdot 5 \\\\ &= \\boxed{15}.\n\\end{align*}") == 1.0
     assert paid("The farmer has $\\boxed{15}$ trees in the larger field.") == 1.0  # "larger" names the field
+
+
+def test_two_statements_of_one_value_do_not_lift_the_tail_rule():
+    # two spans (15 and 15.0) of one value: still refused by what follows them, never paid
+    assert paid("The answer is $\\boxed{15}$, that is $\\boxed{15.0}$. \u274c") == 0.0
+    assert verdict("It is $\\boxed{15}$ or maybe $\\boxed{16}$.").status == "ok"  # a hedge is reported as one
