@@ -105,6 +105,9 @@ _OPENING = "([{\"'“‘«$"
 _CLOSING = ")]}\"'”’».,;:!?%"
 
 
+_EDGES = re.compile(r"((?:[^\w]|_)*).*?((?:[^\w]|_)*)", re.DOTALL)  # a word's leading and trailing marks
+
+
 def _glued(text: str) -> list[tuple[str, str]]:
     """The marks glued to each word's start and end once its punctuation is set aside (``O+`` has ``+``,
     ``C++`` has ``++``, ``C#`` has ``#``, ``7+`` has ``+``): part of the word, so both sides must carry the same."""
@@ -115,10 +118,9 @@ def _glued(text: str) -> list[tuple[str, str]]:
             continue
         if is_number(core.lstrip("+-−")):
             core = core.lstrip("+-−")  # a number's sign is its value, compared as a number
-        head = len(core) - len(core.lstrip("".join(c for c in core if not c.isalnum())))
-        tail = len(core) - len(core.rstrip("".join(c for c in core if not c.isalnum())))
+        head, tail = _EDGES.fullmatch(core).groups()
         if head or tail:
-            found.append((core[:head], core[len(core) - tail :]))
+            found.append((head, tail))
     return found
 
 

@@ -20,6 +20,8 @@ comma, ``$\\Rightarrow$`` no capital. Everything else is decided by the same par
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
 from rewardsmith.verifiers.reading.html import BREAKING, Tag, html_tags
 from rewardsmith.verifiers.reading.markdown import code_ranges, html_blocks, math_spans
@@ -82,6 +84,14 @@ def _inside(blocks: list[tuple[int, int]], at: int) -> bool:
     return any(a <= at < b - 1 for a, b in blocks)  # the block's last line break ends it
 
 
+@lru_cache(maxsize=1)
+def _latex_to_text() -> Any:
+    """pylatexenc's renderer of LaTeX as text, built once (imported on the first page holding math)."""
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text(math_mode="text")
+
+
 def _math_shown(text: str) -> str:
     """``text`` with each math segment (not in code) as the characters it renders."""
     if "$" not in text and "\\(" not in text and "\\[" not in text:
@@ -90,9 +100,7 @@ def _math_shown(text: str) -> str:
     spans = [(a, b) for a, b in math_spans(text) if not any(c <= a < d for c, d in code)]
     if not spans:
         return text
-    from pylatexenc.latex2text import LatexNodes2Text  # imported on the first page holding math
-
-    to_text = LatexNodes2Text(math_mode="text")
+    to_text = _latex_to_text()
     out, cursor = [], 0
     for start, end in spans:
         width = 2 if text[start : start + 2] in ("$$", "\\(", "\\[") else 1

@@ -119,15 +119,18 @@ def code_ranges(source: str) -> list[tuple[int, int]]:
     return ranges
 
 
-def html_blocks(source: str) -> list[tuple[int, int]]:
-    """Source ranges of CommonMark's HTML blocks (a line starting with a block tag, up to a blank line): Markdown
-    is not read inside one."""
-    if "<" not in source:
-        return []
+def block_ranges(source: str, kind: str) -> list[tuple[int, int]]:
+    """Source ranges of CommonMark's blocks of one token type (``html_block``, ``hr``, ...), whole lines each."""
     text, tokens = parsed(source)
     line_starts = [0, *(m.end() for m in re.finditer("\n", text)), len(text)]
     return [(line_starts[t.map[0]], line_starts[min(t.map[1], len(line_starts) - 1)]) for t in tokens
-            if t.type == "html_block" and t.map is not None]
+            if t.type == kind and t.map is not None]
+
+
+def html_blocks(source: str) -> list[tuple[int, int]]:
+    """Source ranges of CommonMark's HTML blocks (a line starting with a block tag, up to a blank line): Markdown
+    is not read inside one."""
+    return block_ranges(source, "html_block") if "<" in source else []
 
 
 def read_markdown(text: str) -> MarkdownReading:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from rewardsmith.verifiers.reading.markdown import code_ranges, parsed, read_markdown
+from rewardsmith.verifiers.reading.markdown import block_ranges, code_ranges, parsed, read_markdown
 from rewardsmith.verifiers.reading.unicode import strip_invisible
 
 __all__ = ["bullet_items", "dividers", "emphasized", "thematic_breaks"]
@@ -57,10 +57,7 @@ def emphasized(page: str) -> int:
 
 def thematic_breaks(page: str) -> list[tuple[int, int]]:
     """Where the page's thematic breaks (``***``, ``---``, ``* * *``, ``___``) lie, each its whole line."""
-    text, tokens = parsed(page)
-    line_starts = [0, *(m.end() for m in re.finditer("\n", text)), len(text)]
-    return [(line_starts[t.map[0]], line_starts[min(t.map[1], len(line_starts) - 1)]) for t in tokens
-            if t.type == "hr" and t.map is not None]
+    return block_ranges(page, "hr")
 
 
 _STARS = re.compile(r"\*\*\*")
